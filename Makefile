@@ -1,0 +1,42 @@
+# The README's two commands: `make demo` and `make test`. Both create/refresh .venv first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+export PYTHONHASHSEED := 0
+export MPLBACKEND := Agg
+
+.PHONY: venv demo test lint typecheck unit notebooks bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python -m reliability_lab.demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/pytest -n 2 tests reliability_lab
+
+notebooks: $(STAMP)
+	$(BIN)/pytest -p no:xdist --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg
+
+test: lint typecheck unit notebooks
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_metrics.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

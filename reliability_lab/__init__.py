@@ -1,0 +1,48 @@
+"""reliability_lab: measure how *reliably* AI agents succeed.
+
+Consistency, predictability, robustness and safety metrics (Rabanser et al., "Towards a
+Science of AI Agent Reliability"), PandaProbe's trace and session metrics, and an
+experiment runner that produces the run table (SPEC §1) every metric consumes.
+
+Importing the package does not import litellm or matplotlib; heavy parts load on first use.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+# litellm fetches a remote price map on import unless told otherwise. Use the bundled one by
+# default so the toolkit works offline; opt out with RELIABILITY_LAB_REMOTE_COST_MAP=1.
+if os.environ.get("RELIABILITY_LAB_REMOTE_COST_MAP", "") not in ("1", "true", "True"):
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from reliability_lab.errors import ConfigError, RunTableError, UndefinedMetricWarning
+from reliability_lab.runtable import run_table_from_records, validate_run_table
+
+if TYPE_CHECKING:
+    from reliability_lab.report import reliability_report
+
+__version__ = "0.1.0"
+
+# Public names loaded lazily: name -> module that defines it.
+_LAZY = {
+    "reliability_report": "reliability_lab.report",
+}
+
+__all__ = [
+    "ConfigError",
+    "RunTableError",
+    "UndefinedMetricWarning",
+    "__version__",
+    "reliability_report",
+    "run_table_from_records",
+    "validate_run_table",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'reliability_lab' has no attribute {name!r}")

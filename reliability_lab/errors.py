@@ -1,0 +1,26 @@
+"""Exceptions and warnings shared by the whole package."""
+
+from __future__ import annotations
+
+__all__ = ["ConfigError", "RunTableError", "UndefinedMetricWarning"]
+
+
+class UndefinedMetricWarning(UserWarning):
+    """A metric is undefined for the given data and was returned as NaN.
+
+    Raised as a warning (never an exception) when, for example, AUROC sees a single
+    class, pass^k sees a task with fewer than k runs, or robustness has a baseline
+    accuracy of zero.
+    """
+
+
+class RunTableError(ValueError):
+    """A run table (SPEC §1) failed validation.
+
+    The message names the source (file or argument), the column, and shows the
+    offending rows.
+    """
+
+
+class ConfigError(ValueError):
+    """An experiment configuration file is invalid; the message names file and field."""

@@ -1,0 +1,311 @@
+"""Predictability: does self-reported confidence predict success? (SPEC §2)
+
+Brier, calibration (1 − ECE), discrimination (AUROC) and the risk–coverage score, pooled
+over runs. The kernels work on *sufficient statistics* with a leading batch axis — bin
+sums for ECE, per-confidence-level success/failure counts for AUROC and E-AURC — so the
+report's bootstrap evaluates all replicates at once from re-weighted task statistics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.special import digamma
+
+from reliability_lab.metrics._arrays import (
+    as_confidence,
+    as_success,
+    check_option,
+    check_same_length,
+    undefined,
+)
+
+__all__ = [
+    "BINNINGS",
+    "ReliabilityCurve",
+    "RiskCoverageCurve",
+    "auroc_score",
+    "brier_score",
+    "calibration_score",
+    "reliability_curve",
+    "risk_coverage_curve",
+    "risk_coverage_score",
+]
+
+#: ``floor``: bin = min(⌊n·c⌋, n − 1) against exact edges k/n, so 0.3 is in [0.3, 0.4).
+#: ``linspace``: edges from ``numpy.linspace(0, 1, n + 1)`` as in the authors' code, which
+#: puts 0.3, 0.6 and 0.7 into the bin below (their float edges are slightly larger).
+BINNINGS = ("floor", "linspace")
+
+
+def _inputs(confidence: Any, success: Any) -> tuple[np.ndarray, np.ndarray]:
+    c = as_confidence(confidence)
+    y = as_success(success)
+    check_same_length(confidence=c, success=y)
+    return c, y
+
+
+# ----------------------------------------------------------------------------- Brier
+
+
+def brier_score(confidence: Any, success: Any, /) -> float:
+    """Brier score P_brier = 1 − mean((c − y)²), higher is better.
+
+    A proper scoring rule capturing calibration and discrimination together; it is the
+    predictability dimension R_Pred. Range [0, 1]; 0.75 for a constant 0.5.
+
+    Examples
+    --------
+    >>> brier_score([0.5, 0.5, 0.5], [1, 0, 1])
+    0.75
+    >>> brier_score([1.0, 0.0], [True, False])
+    1.0
+    """
+    c, y = _inputs(confidence, success)
+    return float(1.0 - np.mean((c - y) ** 2))
+
+
+# ----------------------------------------------------------------------- calibration
+
+
+def _edges(n_bins: int, binning: str) -> np.ndarray:
+    if binning == "linspace":
+        return np.linspace(0.0, 1.0, n_bins + 1)
+    return np.arange(n_bins + 1) / n_bins
+
+
+def bin_index(confidence: np.ndarray, n_bins: int, binning: str) -> np.ndarray:
+    """Bin of each confidence under ``binning`` (see :data:`BINNINGS`)."""
+    edges = _edges(n_bins, binning)
+    if binning == "linspace":
+        return np.clip(np.searchsorted(edges, confidence, side="right") - 1, 0, n_bins - 1)
+    b = np.clip(np.floor(confidence * n_bins).astype(np.int64), 0, n_bins - 1)
+    b = np.where(confidence < edges[b], b - 1, b)  # float product rounded up past an edge
+    upper = edges[np.minimum(b + 1, n_bins)]
+    b = np.where((b + 1 < n_bins) & (confidence >= upper), b + 1, b)  # rounded down
+    return np.clip(b, 0, n_bins - 1)
+
+
+def ece_from_bins(count: np.ndarray, sum_conf: np.ndarray, sum_acc: np.ndarray) -> np.ndarray:
+    """ECE = Σ_b |Σacc_b − Σconf_b| / N over the last axis (bins); batch axes kept."""
+    total = count.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.abs(sum_acc - sum_conf).sum(axis=-1) / total
+
+
+def _check_bins(n_bins: int, binning: str) -> None:
+    check_option(binning, "binning", BINNINGS)
+    if not isinstance(n_bins, int | np.integer) or n_bins < 1:
+        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
+
+
+@dataclass(frozen=True)
+class ReliabilityCurve:
+    """Reliability diagram data over the non-empty bins (from :func:`reliability_curve`)."""
+
+    bin_lower: np.ndarray
+    bin_upper: np.ndarray
+    mean_confidence: np.ndarray
+    accuracy: np.ndarray
+    count: np.ndarray
+    ece: float
+
+
+def reliability_curve(
+    confidence: Any, success: Any, /, *, n_bins: int = 10, binning: str = "floor"
+) -> ReliabilityCurve:
+    """Per-bin mean confidence and accuracy for a reliability diagram, plus the ECE.
+
+    Equal-width bins; empty bins are omitted. See :func:`calibration_score`.
+
+    Examples
+    --------
+    >>> curve = reliability_curve([0.1, 0.15, 0.9, 0.95], [0, 0, 1, 0])
+    >>> curve.bin_lower.tolist(), curve.accuracy.tolist(), curve.count.tolist()
+    ([0.1, 0.9], [0.0, 0.5], [2, 2])
+    """
+    _check_bins(n_bins, binning)
+    c, y = _inputs(confidence, success)
+    b = bin_index(c, n_bins, binning)
+    count = np.bincount(b, minlength=n_bins)
+    sum_conf = np.bincount(b, weights=c, minlength=n_bins)
+    sum_acc = np.bincount(b, weights=y.astype(float), minlength=n_bins)
+    used = count > 0
+    edges = _edges(n_bins, binning)
+    return ReliabilityCurve(
+        bin_lower=edges[:-1][used],
+        bin_upper=edges[1:][used],
+        mean_confidence=sum_conf[used] / count[used],
+        accuracy=sum_acc[used] / count[used],
+        count=count[used],
+        ece=float(ece_from_bins(count, sum_conf, sum_acc)),
+    )
+
+
+def calibration_score(
+    confidence: Any, success: Any, /, *, n_bins: int = 10, binning: str = "floor"
+) -> float:
+    """Calibration score P_cal = 1 − ECE with ``n_bins`` equal-width bins.
+
+    ECE = Σ_b (|B_b|/N)·|acc_b − conf_b| over non-empty bins. ``binning="floor"`` (default)
+    puts c in bin min(⌊10c⌋, 9) against exact edges (0.3 ∈ [0.3, 0.4));
+    ``binning="linspace"`` reproduces the authors' ``numpy.linspace`` edges, which put 0.3,
+    0.6 and 0.7 in the bin below (used by the ``preprint`` profile). Range [0, 1].
+
+    Examples
+    --------
+    >>> calibration_score([0.8, 0.8, 0.8, 0.8, 0.8], [1, 1, 1, 1, 0])
+    1.0
+    >>> calibration_score([0.3, 0.3], [1, 1])  # one bin: |1.0 - 0.3|
+    0.3
+    """
+    return 1.0 - reliability_curve(confidence, success, n_bins=n_bins, binning=binning).ece
+
+
+# ------------------------------------------------------------- ranking-based metrics
+
+
+def level_counts(
+    confidence: np.ndarray, success: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct confidence levels (descending), each run's level, successes/failures per level."""
+    levels, inverse = np.unique(-confidence, return_inverse=True)
+    pos = np.bincount(inverse, weights=success.astype(float), minlength=len(levels))
+    neg = np.bincount(inverse, weights=(~success).astype(float), minlength=len(levels))
+    return -levels, inverse, pos, neg
+
+
+def auroc_from_levels(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
+    """Mann–Whitney AUROC (ties ½) from counts per level, levels in descending confidence."""
+    n_pos = pos.sum(axis=-1)
+    n_neg = neg.sum(axis=-1)
+    neg_below = n_neg[..., None] - np.cumsum(neg, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (pos * (neg_below + 0.5 * neg)).sum(axis=-1) / (n_pos * n_neg)
+
+
+def _harmonic(x: np.ndarray) -> np.ndarray:
+    """H(x) = Σ_{i=1..x} 1/i for (possibly non-integer-typed) non-negative counts; H(0) = 0."""
+    return digamma(np.asarray(x, dtype=float) + 1.0) + np.euler_gamma
+
+
+def aurc_from_levels(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(AURC, AURC*, E-AURC_max) with ties resolved by the exact expectation over orders.
+
+    Within a tie group of n runs starting after s earlier runs with E earlier errors and
+    error rate r, position s + j has expected cumulative error E + j·r, so the group adds
+    Σ_j (E + j r)/(s + j) = E·ΔH + r·(n − s·ΔH), ΔH = H(s + n) − H(s).
+    """
+    n = pos + neg
+    total = n.sum(axis=-1)
+    before = np.cumsum(n, axis=-1) - n
+    errors_before = np.cumsum(neg, axis=-1) - neg
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(n > 0, neg / np.where(n > 0, n, 1.0), 0.0)
+        dh = _harmonic(before + n) - _harmonic(before)
+        aurc = (errors_before * dh + rate * (n - before * dh)).sum(axis=-1) / total
+        n_succ = pos.sum(axis=-1)
+        n_fail = neg.sum(axis=-1)
+        ideal = (n_fail - n_succ * (_harmonic(total) - _harmonic(n_succ))) / total
+        e_max = n_fail / total - ideal
+    return aurc, ideal, e_max
+
+
+def rc_score_from_levels(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
+    """P_rc = clip(1 − E-AURC/E-AURC_max, 0, 1); 1.0 where E-AURC_max = 0."""
+    aurc, ideal, e_max = aurc_from_levels(pos, neg)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score = np.clip(1.0 - (aurc - ideal) / e_max, 0.0, 1.0)
+    return np.where(np.abs(e_max) <= 1e-12, 1.0, score)
+
+
+def auroc_score(confidence: Any, success: Any, /) -> float:
+    """Discrimination P_auroc: P(conf of a success > conf of a failure), ties counting ½.
+
+    Mann–Whitney formulation (concordant + ½·tied)/(n₊·n₋). 0.5 is chance, 1.0 perfect
+    separation. NaN with :class:`~reliability_lab.UndefinedMetricWarning` if all runs
+    succeeded or all failed.
+
+    Examples
+    --------
+    >>> auroc_score([0.9, 0.8, 0.3, 0.1], [1, 1, 0, 0])
+    1.0
+    >>> auroc_score([0.5, 0.5, 0.9], [1, 0, 0])  # pairs (s, f): tie ½ + lower 0 → 0.25
+    0.25
+    """
+    c, y = _inputs(confidence, success)
+    if y.all() or not y.any():
+        return undefined("P_auroc is undefined: needs at least one success and one failure")
+    _, _, pos, neg = level_counts(c, y)
+    return float(auroc_from_levels(pos, neg))
+
+
+@dataclass(frozen=True)
+class RiskCoverageCurve:
+    """Risk–coverage curve (confidence descending; ties at their expected risk)."""
+
+    coverage: np.ndarray
+    risk: np.ndarray
+    ideal_risk: np.ndarray
+    aurc: float
+    aurc_ideal: float
+    e_aurc: float
+    e_aurc_max: float
+
+
+def risk_coverage_curve(confidence: Any, success: Any, /) -> RiskCoverageCurve:
+    """Selective-prediction curve: error rate among the top-k most confident runs.
+
+    ``coverage[k-1] = k/N``, ``risk[k-1]`` = expected error rate among the k most confident
+    runs (tied runs hold their tie group's error rate at every position, the exact
+    expectation over their orders), ``ideal_risk`` the same for the oracle order
+    (successes first). AURC = mean(risk), AURC* = mean(ideal_risk).
+
+    Examples
+    --------
+    >>> curve = risk_coverage_curve([0.9, 0.2], [0, 1])
+    >>> curve.risk.tolist(), curve.ideal_risk.tolist()
+    ([1.0, 0.5], [0.0, 0.5])
+    """
+    c, y = _inputs(confidence, success)
+    _, inverse, pos, neg = level_counts(c, y)
+    rate = neg / (pos + neg)
+    expected_error = rate[np.sort(inverse)]  # level index ascending = confidence descending
+    k = np.arange(1, len(c) + 1)
+    risk = np.cumsum(expected_error) / k
+    ideal_err = np.concatenate([np.zeros(int(y.sum())), np.ones(int((~y).sum()))])
+    ideal = np.cumsum(ideal_err) / k
+    aurc, aurc_ideal = float(risk.mean()), float(ideal.mean())
+    return RiskCoverageCurve(
+        coverage=k / len(c),
+        risk=risk,
+        ideal_risk=ideal,
+        aurc=aurc,
+        aurc_ideal=aurc_ideal,
+        e_aurc=aurc - aurc_ideal,
+        e_aurc_max=float((~y).mean()) - aurc_ideal,
+    )
+
+
+def risk_coverage_score(confidence: Any, success: Any, /) -> float:
+    """Risk–coverage score P_rc = 1 − E-AURC / E-AURC_max, clipped to [0, 1].
+
+    E-AURC = AURC − AURC* (observed minus oracle order); E-AURC_max = (1 − accuracy) − AURC*,
+    the excess of a random order. Ties in confidence use the exact expectation over all
+    orders of the tied runs, so input order never matters. When E-AURC_max = 0 (all runs
+    succeeded or all failed) the score is 1.0 by definition (SPEC §2).
+
+    Examples
+    --------
+    >>> risk_coverage_score([0.9, 0.8, 0.2], [1, 1, 0])
+    1.0
+    >>> risk_coverage_score([0.2, 0.9], [1, 0])  # worst order: AURC 0.75, AURC* 0.25, max 0.25
+    0.0
+    >>> risk_coverage_score([0.5, 0.5], [1, 0])  # a tie is a random order
+    0.0
+    """
+    c, y = _inputs(confidence, success)
+    _, _, pos, neg = level_counts(c, y)
+    return float(rc_score_from_levels(pos, neg))

@@ -1,0 +1,214 @@
+"""Trajectory consistency: do successful runs of a task take the same actions? (SPEC §2)
+
+Both metrics compare every pair of *successful* runs of a task that have a non-empty
+action list. The distribution metric ignores order (Jensen–Shannon over action
+frequencies); the sequence metric respects it (normalised Levenshtein distance).
+Pairs are generated and scored vectorised across all tasks at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import Levenshtein
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from reliability_lab.metrics._arrays import (
+    Groups,
+    as_actions,
+    as_groups,
+    as_success,
+    check_option,
+    check_same_length,
+    nanmean_or_warn,
+)
+
+__all__ = [
+    "DISTRIBUTION_VARIANTS",
+    "trajectory_distribution_consistency",
+    "trajectory_sequence_consistency",
+]
+
+#: ``distance_base2`` (default) = √JSD with log base 2, in [0, 1];
+#: ``distance_ln`` = √JSD with natural log (preprint code; disjoint supports → 1 − √ln 2);
+#: ``divergence_base2`` = JSD with log base 2 (the authors' current code).
+DISTRIBUTION_VARIANTS = ("distance_base2", "distance_ln", "divergence_base2")
+_CHUNK_CELLS = 4_000_000  # pairs × vocabulary cells materialised at once
+_WHY = "no task has 2 or more successful runs with a non-empty trajectory"
+
+
+@dataclass(frozen=True)
+class _Pairs:
+    """Every within-task pair of eligible runs (indices into the eligible subset)."""
+
+    first: np.ndarray
+    second: np.ndarray
+    group: np.ndarray  # task code of each pair
+
+
+def _within_group_pairs(codes: np.ndarray) -> _Pairs:
+    """All (i, j), i < j, of positions sharing a group code, without a loop per run."""
+    order = np.argsort(codes, kind="stable")
+    sorted_codes = codes[order]
+    n = len(order)
+    ends = np.append(np.flatnonzero(np.diff(sorted_codes)) + 1, n)
+    sizes = np.diff(np.concatenate(([0], ends)))
+    end_of_pos = np.repeat(ends, sizes)
+    counts = end_of_pos - np.arange(n) - 1
+    first_sorted = np.repeat(np.arange(n), counts)
+    starts = np.cumsum(counts) - counts
+    second_sorted = first_sorted + 1 + (np.arange(counts.sum()) - np.repeat(starts, counts))
+    first, second = order[first_sorted], order[second_sorted]
+    return _Pairs(first=first, second=second, group=codes[first])
+
+
+_len = np.frompyfunc(len, 1, 1)
+
+
+def _lengths(actions: np.ndarray) -> np.ndarray:
+    return np.asarray(_len(actions), dtype=np.int64).reshape(len(actions))
+
+
+def _eligible(actions: np.ndarray, success: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    lengths = _lengths(actions)
+    return success & (lengths > 0), lengths
+
+
+def _per_task_mean(values: np.ndarray, pairs: _Pairs, n_groups: int) -> np.ndarray:
+    total = np.bincount(pairs.group, weights=values, minlength=n_groups)
+    count = np.bincount(pairs.group, minlength=n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / count, np.nan)
+
+
+def _distributions(actions: np.ndarray, lengths: np.ndarray) -> sparse.csr_matrix:
+    """Row-normalised action-frequency matrix (runs × action vocabulary)."""
+    flat = pd.Series(actions, dtype=object).explode().to_numpy()
+    codes, vocab = pd.factorize(flat)
+    rows = np.repeat(np.arange(len(actions)), lengths)
+    weights = 1.0 / np.repeat(lengths, lengths)
+    shape = (len(actions), len(vocab))
+    return sparse.csr_matrix((weights, (rows, codes)), shape=shape)
+
+
+def _js_divergence_nats(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Row-wise Jensen–Shannon divergence in nats for probability rows ``p`` and ``q``."""
+    m = 0.5 * (p + q)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kl_p = np.where(p > 0, p * np.log(p / m), 0.0).sum(axis=1)
+        kl_q = np.where(q > 0, q * np.log(q / m), 0.0).sum(axis=1)
+    return np.maximum(0.5 * (kl_p + kl_q), 0.0)
+
+
+def _pair_js(dist: sparse.csr_matrix, pairs: _Pairs, variant: str) -> np.ndarray:
+    out = np.empty(len(pairs.first))
+    chunk = max(1, _CHUNK_CELLS // max(dist.shape[1], 1))
+    for start in range(0, len(out), chunk):
+        sl = slice(start, start + chunk)
+        p = dist[pairs.first[sl]].toarray()
+        q = dist[pairs.second[sl]].toarray()
+        out[sl] = _js_divergence_nats(p, q)
+    if variant == "distance_ln":
+        return np.sqrt(out)
+    bits = out / np.log(2.0)
+    return np.sqrt(np.minimum(bits, 1.0)) if variant == "distance_base2" else np.minimum(bits, 1.0)
+
+
+def _pair_edit_similarity(actions: np.ndarray, pairs: _Pairs) -> np.ndarray:
+    distance = np.fromiter(
+        map(Levenshtein.distance, actions[pairs.first], actions[pairs.second]),
+        dtype=float,
+        count=len(pairs.first),
+    )
+    lengths = _lengths(actions).astype(float)
+    longest = np.maximum(lengths[pairs.first], lengths[pairs.second])
+    return 1.0 - distance / longest
+
+
+def trajectory_per_task(
+    actions: np.ndarray,
+    success: np.ndarray,
+    groups: Groups,
+    *,
+    distribution_variant: str = "distance_base2",
+    sequence: bool = True,
+    distribution: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(C_traj_d,t, C_traj_s,t) for every task; NaN where < 2 eligible runs."""
+    eligible, lengths = _eligible(actions, success)
+    idx = np.flatnonzero(eligible)
+    nan = np.full(groups.n, np.nan)
+    pairs = _within_group_pairs(groups.codes[idx])
+    if len(pairs.first) == 0:
+        return nan, nan.copy()
+    sub_actions = actions[idx]
+    d = nan
+    if distribution:
+        dist = _distributions(sub_actions, lengths[idx])
+        d = 1.0 - _per_task_mean(_pair_js(dist, pairs, distribution_variant), pairs, groups.n)
+    s = nan.copy()
+    if sequence:
+        s = _per_task_mean(_pair_edit_similarity(sub_actions, pairs), pairs, groups.n)
+    return d, s
+
+
+def _prepare(actions: Any, task_id: Any, success: Any) -> tuple[np.ndarray, np.ndarray, Groups]:
+    acts = as_actions(actions)
+    y = as_success(success)
+    groups = as_groups(task_id)
+    check_same_length(actions=acts, task_id=groups.codes, success=y)
+    return acts, y, groups
+
+
+def trajectory_distribution_consistency(
+    actions: Any, task_id: Any, success: Any, /, *, variant: str = "distance_base2"
+) -> float:
+    """Trajectory distribution consistency C_traj_d: same *mix* of actions across runs?
+
+    For each task, every pair of successful runs with non-empty action lists is compared
+    by the Jensen–Shannon measure between their action-frequency distributions (over the
+    union of action names): C_traj_d,t = 1 − mean over pairs. Tasks with fewer than two
+    such runs are skipped; C_traj_d is the unweighted mean over the remaining tasks.
+
+    Variants: ``"distance_base2"`` (default; √JSD with log₂, in [0, 1], disjoint → 0),
+    ``"distance_ln"`` (√JSD in nats as in the preprint code; disjoint → 1 − √ln 2 ≈ 0.1674),
+    ``"divergence_base2"`` (JSD with log₂, the authors' current code; disjoint → 0).
+
+    Examples
+    --------
+    >>> trajectory_distribution_consistency([["a", "b"], ["b", "a"]], ["t", "t"], [1, 1])
+    1.0
+    >>> trajectory_distribution_consistency([["a"], ["b"]], ["t", "t"], [1, 1])
+    0.0
+    >>> round(trajectory_distribution_consistency(
+    ...     [["a"], ["b"]], ["t", "t"], [1, 1], variant="distance_ln"), 4)
+    0.1674
+    """
+    check_option(variant, "variant", DISTRIBUTION_VARIANTS)
+    acts, y, groups = _prepare(actions, task_id, success)
+    d, _ = trajectory_per_task(acts, y, groups, distribution_variant=variant, sequence=False)
+    return nanmean_or_warn(d, "C_traj_d", _WHY)
+
+
+def trajectory_sequence_consistency(actions: Any, task_id: Any, success: Any, /) -> float:
+    """Trajectory sequence consistency C_traj_s: same *order* of actions across runs?
+
+    For each task, every pair of successful runs with non-empty action lists scores
+    1 − Levenshtein(a, b)/max(|a|, |b|), each action name one symbol (edit distance from
+    python-Levenshtein). C_traj_s,t is the mean over pairs; C_traj_s the unweighted mean
+    over tasks with at least two such runs. Range [0, 1].
+
+    Examples
+    --------
+    >>> round(trajectory_sequence_consistency(
+    ...     [["a", "b", "c"], ["a", "b", "d"]], ["t", "t"], [True, True]), 4)
+    0.6667
+    >>> trajectory_sequence_consistency([["a", "b"], ["b", "a"], []], ["t"] * 3, [1, 1, 1])
+    0.0
+    """
+    acts, y, groups = _prepare(actions, task_id, success)
+    _, s = trajectory_per_task(acts, y, groups, distribution=False)
+    return nanmean_or_warn(s, "C_traj_s", _WHY)
