@@ -15,7 +15,7 @@ from reliability_lab.errors import UndefinedMetricWarning
 from reliability_lab.profiles import MetricProfile, get_profile
 from reliability_lab.runtable import BASELINE, is_infrastructure_error, validate_run_table
 
-__all__ = ["METRICS", "reliability_report"]
+__all__ = ["METRICS", "reliability_report", "robustness_by_variant"]
 
 _WHY_UNDEFINED = {
     "accuracy": "no baseline runs",
@@ -187,3 +187,38 @@ def reliability_report(
         seed=int(seed),
     )
     return report
+
+
+def robustness_by_variant(runs: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy and robustness ratio per (agent, condition, variant) against baseline.
+
+    Accuracies are pooled over all non-infrastructure runs of the agent under that
+    condition and variant; ``robustness = min(acc / acc_baseline, 1)``, NaN when the
+    baseline accuracy is 0 (SPEC §2, "also per variant").
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"agent": "a", "task_id": "t", "run": [0, 1, 0, 1, 0, 1],
+    ...     "condition": ["baseline"] * 2 + ["prompt"] * 4,
+    ...     "variant": ["", "", "p1", "p1", "p2", "p2"],
+    ...     "success": [1, 1, 1, 0, 0, 0]})
+    >>> robustness_by_variant(runs)[["condition", "variant", "accuracy", "robustness"]]
+      condition variant  accuracy  robustness
+    0    prompt      p1       0.5         0.5
+    1    prompt      p2       0.0         0.0
+    """
+    table = validate_run_table(runs, source="runs")
+    table = table.loc[~is_infrastructure_error(table["error"])]
+    grouped = table.groupby(["agent", "condition", "variant"], sort=True)["success"]
+    acc = grouped.agg(accuracy="mean", n_runs="size").reset_index()
+    base = table.loc[table["condition"] == BASELINE].groupby("agent")["success"].mean()
+    out = acc.loc[acc["condition"] != BASELINE].reset_index(drop=True)
+    baseline = out["agent"].map(base).to_numpy(dtype=float)
+    out["baseline_accuracy"] = baseline
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.minimum(out["accuracy"].to_numpy(dtype=float) / baseline, 1.0)
+    out["robustness"] = np.where(baseline > 0, ratio, np.nan)
+    return out[
+        ["agent", "condition", "variant", "n_runs", "accuracy", "baseline_accuracy", "robustness"]
+    ]
