@@ -31,7 +31,7 @@ unit: $(STAMP)
 	$(BIN)/pytest -n 2 tests reliability_lab
 
 notebooks: $(STAMP)
-	$(BIN)/pytest -p no:xdist --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg
+	env -u MPLBACKEND $(BIN)/pytest -p no:xdist --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg notebooks
 
 test: lint typecheck unit notebooks
 
@@ -40,3 +40,7 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+
+# Re-execute the notebooks from tools/notebook_sources.py (commit the outputs afterwards).
+notebooks-build: $(STAMP)
+	env -u MPLBACKEND $(BIN)/python tools/build_notebooks.py

@@ -1,0 +1,20 @@
+"""Paper-ready figures. Plots draw what metric functions return; they compute nothing new.
+
+Every function has the signature ``plot_x(data, *, ax=None, **kwargs) -> Axes``. Call
+:func:`use_paper_style` once for consistent fonts and the colour-blind-safe palette, and
+:func:`save_figure` to write vector PDF (papers) and PNG (notebooks) side by side.
+"""
+
+from reliability_lab.plots.curves import plot_reliability_diagram, plot_risk_coverage
+from reliability_lab.plots.report import plot_dimension_profile, plot_metric_intervals
+from reliability_lab.plots.style import PALETTE, save_figure, use_paper_style
+
+__all__ = [
+    "PALETTE",
+    "plot_dimension_profile",
+    "plot_metric_intervals",
+    "plot_reliability_diagram",
+    "plot_risk_coverage",
+    "save_figure",
+    "use_paper_style",
+]
