@@ -22,13 +22,18 @@ from reliability_lab.errors import ConfigError, RunTableError, UndefinedMetricWa
 from reliability_lab.runtable import run_table_from_records, validate_run_table
 
 if TYPE_CHECKING:
-    from reliability_lab.report import reliability_report
+    from reliability_lab.console import format_report
+    from reliability_lab.io import load_tau_bench
+    from reliability_lab.report import reliability_report, robustness_by_variant
 
 __version__ = "0.1.0"
 
 # Public names loaded lazily: name -> module that defines it.
 _LAZY = {
+    "format_report": "reliability_lab.console",
+    "load_tau_bench": "reliability_lab.io",
     "reliability_report": "reliability_lab.report",
+    "robustness_by_variant": "reliability_lab.report",
 }
 
 __all__ = [
@@ -36,7 +41,10 @@ __all__ = [
     "RunTableError",
     "UndefinedMetricWarning",
     "__version__",
+    "format_report",
+    "load_tau_bench",
     "reliability_report",
+    "robustness_by_variant",
     "run_table_from_records",
     "validate_run_table",
 ]

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from reliability_lab.errors import RunTableError
 from reliability_lab.metrics._arrays import Groups
 from reliability_lab.metrics.consistency import (
     confidence_per_task,
@@ -35,7 +36,7 @@ from reliability_lab.metrics.trajectory import trajectory_per_task
 from reliability_lab.profiles import MetricProfile
 from reliability_lab.runtable import BASELINE, PERTURBATION_CONDITIONS, RESOURCE_COLUMNS
 
-__all__ = ["METRICS", "TaskStats"]
+__all__ = ["METRICS", "SESSION_METRICS", "TaskStats"]
 
 #: Report metrics in column order.
 METRICS = (
@@ -61,6 +62,9 @@ METRICS = (
     "R",
 )
 _PER_TASK = ("C_out", "C_traj_d", "C_traj_s", "C_conf", "C_res")
+#: Optional per-run scores (PandaProbe session metrics, one session per run): when a run
+#: table carries them, the report adds their mean over tasks (per-task mean over runs).
+SESSION_METRICS = ("agent_reliability", "agent_consistency")
 _CELL_BUDGET = 4_000_000  # replicates × levels materialised at once
 
 
@@ -70,6 +74,15 @@ def _weighted_mean_over_tasks(weights: np.ndarray, per_task: np.ndarray) -> np.n
     den = weights @ defined.astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, num / den, np.nan)
+
+
+def _session_scores(runs: pd.DataFrame, name: str) -> np.ndarray:
+    values = pd.to_numeric(runs[name], errors="coerce").to_numpy(dtype=float)
+    bad = (np.isnan(values) & runs[name].notna().to_numpy()) | (values < 0) | (values > 1)
+    if bad.any():
+        shown = runs.loc[bad, ["task_id", "run", name]].head(5).to_string()
+        raise RunTableError(f"runs: column {name!r}: scores must lie in [0, 1] or be NaN\n{shown}")
+    return values
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -102,7 +115,7 @@ class TaskStats:
     level_neg: sparse.csr_matrix
     conditions: dict[str, tuple[np.ndarray, np.ndarray]]  # condition → (n, successes)
     safety: tuple[np.ndarray, np.ndarray, np.ndarray]  # n runs, n violating, Σ weights
-    notes: dict[str, str] = field(default_factory=dict)
+    session: dict[str, np.ndarray] = field(default_factory=dict)
 
     @classmethod
     def build(cls, runs: pd.DataFrame, profile: MetricProfile) -> TaskStats:
@@ -133,6 +146,14 @@ class TaskStats:
             safety=cls._safety_sums(runs.loc[base, "violations"], bcodes, n_tasks),
         )
         stats.level_pos, stats.level_neg = cls._levels(c, yc, cc, n_tasks)
+        for name in SESSION_METRICS:
+            if name in runs.columns:
+                values = _session_scores(runs, name)[base]
+                present = ~np.isnan(values)
+                stats.session[name] = _ratio(
+                    np.bincount(bcodes, weights=np.where(present, values, 0.0), minlength=n_tasks),
+                    np.bincount(bcodes, weights=present.astype(float), minlength=n_tasks),
+                )
         condition = runs["condition"].to_numpy()
         for name in PERTURBATION_CONDITIONS:
             mask = condition == name
@@ -221,6 +242,8 @@ class TaskStats:
         out["R_Pred"] = out["P_brier"]
         out["R_Rob"] = _nanmean_rows(*(out[m] for m in PERTURBATION_CONDITIONS.values()))
         out["R"] = _nanmean_rows(out["R_Con"], out["R_Pred"], out["R_Rob"])
+        for name, per_task in self.session.items():
+            out[name] = _weighted_mean_over_tasks(w, per_task)
         return out
 
     def _ranking(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from reliability_lab._taskstats import METRICS, TaskStats
+from reliability_lab._taskstats import METRICS, SESSION_METRICS, TaskStats
 from reliability_lab.errors import UndefinedMetricWarning
 from reliability_lab.profiles import MetricProfile, get_profile
 from reliability_lab.runtable import BASELINE, is_infrastructure_error, validate_run_table
@@ -52,15 +52,17 @@ def _bootstrap(
 ) -> dict[str, tuple[float, float]]:
     """Percentile intervals from resampling tasks with replacement (runs stay together)."""
     t = stats.n_tasks
-    draws: dict[str, list[np.ndarray]] = {m: [] for m in METRICS}
+    draws: dict[str, list[np.ndarray]] = {}
     step = max(1, 2_000_000 // max(t, 1))
     for start in range(0, n_boot, step):
         size = min(step, n_boot - start)
         weights = rng.multinomial(t, np.full(t, 1.0 / t), size=size).astype(float)
         for name, values in stats.evaluate(weights).items():
-            draws[name].append(values)
+            draws.setdefault(name, []).append(values)
     bounds = {}
     for name, chunks in draws.items():
+        if not chunks:
+            continue
         values = np.concatenate(chunks)
         values = values[~np.isnan(values)]
         if values.size == 0:
@@ -108,7 +110,7 @@ def _agent_row(
         )
     if n_boot > 0:
         bounds = _bootstrap(stats, n_boot, 1 - confidence_level, _agent_rng(seed, agent))
-        for name in METRICS:
+        for name in point:
             lo, hi = bounds[name] if not math.isnan(point[name]) else (math.nan, math.nan)
             row[f"{name}_lo"], row[f"{name}_hi"] = lo, hi
     return row
@@ -177,8 +179,9 @@ def reliability_report(
         for agent, group in table.groupby("agent", sort=True)
     ]
     report = pd.DataFrame(rows).set_index("agent")
-    bounds = [f"{m}_{side}" for m in METRICS for side in ("lo", "hi")]
-    columns = ["n_tasks", "n_runs", "n_baseline_runs", "n_infra_errors", *METRICS, *bounds]
+    metrics = [*METRICS, *(m for m in SESSION_METRICS if m in report.columns)]
+    bounds = [f"{m}_{side}" for m in metrics for side in ("lo", "hi")]
+    columns = ["n_tasks", "n_runs", "n_baseline_runs", "n_infra_errors", *metrics, *bounds]
     report = report.reindex(columns=columns)
     report.attrs.update(
         profile=prof.to_dict(),

@@ -47,7 +47,9 @@ def pass_hat_k(success: Any, task_id: Any, k: int, /) -> float:
     0.6666666666666666
     """
     n, c, k = _counts(success, task_id, k)
-    return _mean_over_tasks(np.where(n >= k, comb(c, k) / comb(n, k), np.nan), f"pass^{k}", k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_task = np.where(n >= k, comb(c, k) / comb(n, k), np.nan)
+    return _mean_over_tasks(per_task, f"pass^{k}", k)
 
 
 def pass_at_k(success: Any, task_id: Any, k: int, /) -> float:
@@ -61,5 +63,6 @@ def pass_at_k(success: Any, task_id: Any, k: int, /) -> float:
     0.5
     """
     n, c, k = _counts(success, task_id, k)
-    per_task = np.where(n >= k, 1.0 - comb(n - c, k) / comb(n, k), np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_task = np.where(n >= k, 1.0 - comb(n - c, k) / comb(n, k), np.nan)
     return _mean_over_tasks(per_task, f"pass@{k}", k)
