@@ -1,0 +1,651 @@
+"""One registry-driven invariance suite over every public metric of ``reliability_lab.metrics``.
+
+Each :class:`Case` says how to call one metric (one variant) on a generic per-run dataset. For
+every case, hypothesis checks that permuting runs (within and between tasks, which also shuffles
+tied confidences) and relabelling tasks leave the result unchanged, that every value is in [0, 1]
+or NaN with an ``UndefinedMetricWarning``, and that no other warning leaks. Deterministic tests
+check the documented values for all-success and all-failure agents and that bad inputs raise
+``ValueError``/``TypeError`` naming the argument. A meta-test fails when a public name is not
+registered here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import reliability_lab.metrics as M
+from reliability_lab.errors import UndefinedMetricWarning
+
+SETTINGS = settings(
+    max_examples=40,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+SEVERITIES = ("low", "medium", "high", "critical")
+
+
+@dataclass(frozen=True)
+class Data:
+    """Per-run columns (all the same length) plus a perturbed-condition outcome array."""
+
+    success: list[bool]
+    task_id: list[str]
+    confidence: list[float]
+    actions: list[list[str]]
+    cost: list[float]
+    calls: list[float]
+    violations: list[list[dict[str, str]]]
+    perturbed: list[bool] = field(default_factory=list)
+
+    def take(self, order: Sequence[int]) -> Data:
+        """The same runs in another order."""
+        pick = [self.__dict__[f.name] for f in dataclasses.fields(self)]
+        taken = [[col[i] for i in order] if len(col) == len(order) else col for col in pick]
+        return Data(*taken)
+
+    def relabel(self, mapping: dict[str, str]) -> Data:
+        return replace(self, task_id=[mapping[t] for t in self.task_id])
+
+
+Result = tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Case:
+    """How to call one public metric (one variant) and what it must give."""
+
+    id: str
+    function: str  # public name in reliability_lab.metrics
+    call: Callable[[Data], Result]
+    all_success: Result  # documented value(s) for an agent that always succeeds
+    all_failure: Result  # … and one that always fails
+    arguments: tuple[str, ...]  # argument names that messages may cite
+    option: tuple[str, Any, tuple[str, ...]] | None = None  # (name, bad value, valid values)
+
+
+def _f(x: Any) -> Result:
+    return (float(x),)
+
+
+def _resources(d: Data) -> dict[str, list[float]]:
+    return {"cost_usd": d.cost, "api_calls": d.calls}
+
+
+def _rel_curve(binning: str) -> Callable[[Data], Result]:
+    def call(d: Data) -> Result:
+        c = M.reliability_curve(d.confidence, d.success, binning=binning)
+        return (
+            1 - c.ece,
+            *c.bin_lower,
+            *c.bin_upper,
+            *c.mean_confidence,
+            *c.accuracy,
+            *(n / len(d.success) for n in c.count),
+        )
+
+    return call
+
+
+def _rc_curve(d: Data) -> Result:
+    c = M.risk_coverage_curve(d.confidence, d.success)
+    return (c.e_aurc, c.aurc, c.aurc_ideal, c.e_aurc_max, *c.coverage, *c.risk, *c.ideal_risk)
+
+
+def _outcome(variant: str) -> Callable[[Data], Result]:
+    return lambda d: _f(M.outcome_consistency(d.success, d.task_id, variant=variant))
+
+
+def _traj_d(variant: str) -> Callable[[Data], Result]:
+    return lambda d: _f(
+        M.trajectory_distribution_consistency(d.actions, d.task_id, d.success, variant=variant)
+    )
+
+
+def _calibration(binning: str) -> Callable[[Data], Result]:
+    return lambda d: _f(M.calibration_score(d.confidence, d.success, binning=binning))
+
+
+def _pass(function: Callable[..., float], k: int) -> Callable[[Data], Result]:
+    return lambda d: _f(function(d.success, d.task_id, k))
+
+
+def _safety(d: Data) -> Result:
+    s = M.safety_scores(d.violations)
+    return (s.compliance, s.harm, s.safety)
+
+
+NAN = math.nan
+_OUT = ("success", "task_id")
+_TRAJ = ("actions", "task_id", "success")
+_PRED = ("confidence", "success")
+
+CASES: list[Case] = [
+    *[
+        Case(
+            f"outcome_consistency[{v}]",
+            "outcome_consistency",
+            _outcome(v),
+            (1.0,),
+            (1.0,),
+            _OUT,
+            ("variant", "typo", ("corrected", "literal")),
+        )
+        for v in ("corrected", "literal")
+    ],
+    *[
+        Case(
+            f"trajectory_distribution_consistency[{v}]",
+            "trajectory_distribution_consistency",
+            _traj_d(v),
+            (1.0,),
+            (NAN,),
+            _TRAJ,
+            ("variant", "hellinger", ("distance_base2", "distance_ln", "divergence_base2")),
+        )
+        for v in ("distance_base2", "distance_ln", "divergence_base2")
+    ],
+    Case(
+        "trajectory_sequence_consistency",
+        "trajectory_sequence_consistency",
+        lambda d: _f(M.trajectory_sequence_consistency(d.actions, d.task_id, d.success)),
+        (1.0,),
+        (NAN,),
+        _TRAJ,
+    ),
+    Case(
+        "confidence_consistency",
+        "confidence_consistency",
+        lambda d: _f(M.confidence_consistency(d.confidence, d.task_id)),
+        (1.0,),  # constant confidence 1.0 → CV 0 → 1
+        (NAN,),  # constant confidence 0.0 → mean 0 → undefined
+        ("confidence", "task_id"),
+    ),
+    Case(
+        "resource_consistency",
+        "resource_consistency",
+        lambda d: _f(M.resource_consistency(_resources(d), d.task_id)),
+        (1.0,),
+        (1.0,),
+        ("resources", "task_id", "cost_usd", "api_calls"),
+    ),
+    Case(
+        "brier_score",
+        "brier_score",
+        lambda d: _f(M.brier_score(d.confidence, d.success)),
+        (1.0,),
+        (1.0,),
+        _PRED,
+    ),
+    *[
+        Case(
+            f"calibration_score[{b}]",
+            "calibration_score",
+            _calibration(b),
+            (1.0,),
+            (1.0,),
+            _PRED,
+            ("binning", "quantile", ("floor", "linspace")),
+        )
+        for b in ("floor", "linspace")
+    ],
+    Case(
+        "auroc_score",
+        "auroc_score",
+        lambda d: _f(M.auroc_score(d.confidence, d.success)),
+        (NAN,),
+        (NAN,),
+        _PRED,
+    ),
+    Case(
+        "risk_coverage_score",
+        "risk_coverage_score",
+        lambda d: _f(M.risk_coverage_score(d.confidence, d.success)),
+        (1.0,),
+        (1.0,),
+        _PRED,
+    ),
+    *[
+        Case(
+            f"reliability_curve[{b}]",
+            "reliability_curve",
+            _rel_curve(b),
+            # 1 − ECE, bin [0.9, 1.0] with conf 1 and accuracy 1, all runs in it
+            (1.0, 0.9, 1.0, 1.0, 1.0, 1.0),
+            # 1 − ECE, bin [0, 0.1) with conf 0 and accuracy 0, all runs in it
+            (1.0, 0.0, 0.1, 0.0, 0.0, 1.0),
+            _PRED,
+            ("binning", "quantile", ("floor", "linspace")),
+        )
+        for b in ("floor", "linspace")
+    ],
+    Case(
+        "risk_coverage_curve",
+        "risk_coverage_curve",
+        _rc_curve,
+        # e_aurc, aurc, aurc*, e_aurc_max, coverage k/6, risk 0, ideal risk 0
+        (0.0, 0.0, 0.0, 0.0, *(k / 6 for k in range(1, 7)), *[0.0] * 12),
+        (0.0, 1.0, 1.0, 0.0, *(k / 6 for k in range(1, 7)), *[1.0] * 12),
+        _PRED,
+    ),
+    Case(
+        "robustness_ratio",
+        "robustness_ratio",
+        lambda d: _f(M.robustness_ratio(d.success, d.perturbed)),
+        (1.0,),
+        (NAN,),  # baseline accuracy 0 → undefined
+        ("success_baseline", "success_perturbed"),
+    ),
+    Case(
+        "safety_scores",
+        "safety_scores",
+        _safety,
+        (1.0, 1.0, 1.0),  # no violations
+        (1.0, 1.0, 1.0),
+        ("violations", "violations_per_run"),
+    ),
+    *[
+        Case(
+            f"pass_hat_k[k={k}]",
+            "pass_hat_k",
+            _pass(M.pass_hat_k, k),
+            (1.0,),
+            (0.0,),
+            ("success", "task_id", "k"),
+        )
+        for k in (1, 2)
+    ],
+    *[
+        Case(
+            f"pass_at_k[k={k}]",
+            "pass_at_k",
+            _pass(M.pass_at_k, k),
+            (1.0,),
+            (0.0,),
+            ("success", "task_id", "k"),
+        )
+        for k in (1, 2)
+    ],
+]
+CASE_IDS = [c.id for c in CASES]
+
+#: Public names that are not metric functions, with what they are.
+NOT_METRICS = {
+    "ReliabilityCurve": "result type of reliability_curve",
+    "RiskCoverageCurve": "result type of risk_coverage_curve",
+    "SafetyScores": "result type of safety_scores",
+    "BINNINGS": "option values of calibration_score/reliability_curve",
+    "DISTRIBUTION_VARIANTS": "option values of trajectory_distribution_consistency",
+    "OUTCOME_VARIANTS": "option values of outcome_consistency",
+    "DEFAULT_CONSTRAINTS": "safety constraint names (data, not a metric)",
+}
+
+
+def _evaluate(case: Case, data: Data) -> tuple[Result, list[warnings.WarningMessage]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = case.call(data)
+    return tuple(float(x) for x in result), caught
+
+
+def _same(a: Result, b: Result) -> bool:
+    return len(a) == len(b) and all(
+        (math.isnan(x) and math.isnan(y)) or math.isclose(x, y, rel_tol=0, abs_tol=1e-12)
+        for x, y in zip(a, b, strict=True)
+    )
+
+
+# --- data generation -----------------------------------------------------------------------
+
+_CONF_GRID = [0.0, 0.1, 0.25, 0.3, 0.5, 0.6, 0.7, 0.75, 0.9, 1.0]  # coarse: many ties
+_COST_GRID = [math.nan, 0.0, 0.01, 0.5, 1.0, 10.0]
+
+
+@st.composite
+def datasets(draw: st.DrawFn) -> Data:
+    n_tasks = draw(st.integers(1, 4))
+    runs_per_task = [draw(st.integers(1, 5)) for _ in range(n_tasks)]
+    tasks = [f"task{t}" for t, k in enumerate(runs_per_task) for _ in range(k)]
+    n = len(tasks)
+    success = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    confidence = draw(st.lists(st.sampled_from(_CONF_GRID), min_size=n, max_size=n))
+    actions = draw(
+        st.lists(st.lists(st.sampled_from(["a", "b", "c"]), max_size=4), min_size=n, max_size=n)
+    )
+    cost = draw(st.lists(st.sampled_from(_COST_GRID), min_size=n, max_size=n))
+    calls = draw(st.lists(st.sampled_from([math.nan, 1.0, 2.0, 5.0]), min_size=n, max_size=n))
+    violation = st.builds(
+        lambda s: {"constraint": "no_pii", "severity": s, "evidence": "e"},
+        st.sampled_from(SEVERITIES),
+    )
+    violations = draw(st.lists(st.lists(violation, max_size=2), min_size=n, max_size=n))
+    perturbed = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    return Data(success, tasks, confidence, actions, cost, calls, violations, perturbed)
+
+
+# --- properties ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+@SETTINGS
+@given(data=datasets(), seed=st.integers(0, 2**32 - 1))
+def test_order_and_labels_do_not_matter_and_values_are_bounded(
+    case: Case, data: Data, seed: int
+) -> None:
+    # One generated dataset, three properties (kept in one test so the suite stays fast).
+    rng = np.random.default_rng(seed)
+    result, caught = _evaluate(case, data)
+
+    # 1. Bounds: every value in [0, 1], or NaN announced by an UndefinedMetricWarning; no
+    #    other warning (e.g. numpy's RuntimeWarning) leaks to the user.
+    stray = [w for w in caught if not issubclass(w.category, UndefinedMetricWarning)]
+    assert not stray, [f"{w.category.__name__}: {w.message}" for w in stray]
+    for value in result:
+        if math.isnan(value):
+            assert caught, "NaN returned without an UndefinedMetricWarning"
+        else:
+            assert -1e-12 <= value <= 1 + 1e-12, result
+
+    # 2. Permuting runs within and between tasks (tied confidences arrive in a new order).
+    order = rng.permutation(len(data.success)).tolist()
+    permuted, _ = _evaluate(case, data.take(order))
+    assert _same(result, permuted), ("permuted runs", result, permuted)
+
+    # 3. Relabelling tasks (a bijection onto new names, which also changes their sort order).
+    labels = sorted(set(data.task_id))
+    new = rng.permutation(len(labels))
+    mapping = {old: f"renamed-{int(i)}" for old, i in zip(labels, new, strict=True)}
+    relabelled, _ = _evaluate(case, data.relabel(mapping))
+    assert _same(result, relabelled), ("relabelled tasks", result, relabelled)
+
+
+# --- documented values for perfect and failing agents ----------------------------------------
+
+_TASKS6 = ["a", "a", "a", "b", "b", "b"]
+
+
+def _uniform(success: bool, confidence: float) -> Data:
+    return Data(
+        success=[success] * 6,
+        task_id=list(_TASKS6),
+        confidence=[confidence] * 6,
+        actions=[["look", "book"]] * 6,
+        cost=[1.0] * 6,
+        calls=[2.0] * 6,
+        violations=[[] for _ in range(6)],
+        perturbed=[success] * 6,
+    )
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_all_success_agent(case: Case) -> None:
+    result, caught = _evaluate(case, _uniform(True, 1.0))
+    assert _same(result, case.all_success), (result, case.all_success)
+    if any(math.isnan(x) for x in case.all_success):
+        assert any(issubclass(w.category, UndefinedMetricWarning) for w in caught)
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_all_failure_agent(case: Case) -> None:
+    result, caught = _evaluate(case, _uniform(False, 0.0))
+    assert _same(result, case.all_failure), (result, case.all_failure)
+    if any(math.isnan(x) for x in case.all_failure):
+        assert any(issubclass(w.category, UndefinedMetricWarning) for w in caught)
+
+
+# --- bad inputs ----------------------------------------------------------------------------
+
+VALID = Data(
+    success=[True, False, True, True, True, False],
+    task_id=list(_TASKS6),
+    confidence=[0.9, 0.3, 0.6, 0.6, 0.8, 0.2],
+    actions=[["a", "b"], ["c"], ["a", "b"], ["a"], ["a", "b"], []],
+    cost=[1.0, 2.0, 1.0, 0.5, 0.5, math.nan],
+    calls=[3.0, 4.0, 3.0, 2.0, 2.0, 1.0],
+    violations=[[], [{"constraint": "x", "severity": "low", "evidence": ""}], [], [], [], []],
+    perturbed=[True, False, False, True, False, False],
+)
+
+
+def _at1(values: list[Any], value: Any) -> list[Any]:
+    out = list(values)
+    out[1] = value
+    return out
+
+
+# (label, fields the case must read for the mutation to apply, mutation, names the message
+# must contain — "<arg>" means "one of the case's own argument names")
+MUTATIONS: list[tuple[str, set[str], Callable[[Data], Data], tuple[str, ...]]] = [
+    (
+        "success-nan",
+        {"success"},
+        lambda d: replace(d, success=_at1(d.success, math.nan)),
+        ("success",),
+    ),
+    (
+        "success-inf",
+        {"success"},
+        lambda d: replace(d, success=_at1(d.success, math.inf)),
+        ("success",),
+    ),
+    ("success-2", {"success"}, lambda d: replace(d, success=_at1(d.success, 2)), ("success",)),
+    (
+        "success-str",
+        {"success"},
+        lambda d: replace(d, success=_at1(d.success, "yes")),
+        ("success",),
+    ),
+    (
+        "confidence-nan",
+        {"confidence", "success"},
+        lambda d: replace(d, confidence=_at1(d.confidence, math.nan)),
+        ("confidence",),
+    ),
+    (
+        "confidence-inf",
+        {"confidence"},
+        lambda d: replace(d, confidence=_at1(d.confidence, math.inf)),
+        ("confidence",),
+    ),
+    (
+        "confidence-1.5",
+        {"confidence"},
+        lambda d: replace(d, confidence=_at1(d.confidence, 1.5)),
+        ("confidence", "1.5"),
+    ),
+    (
+        "confidence-negative",
+        {"confidence"},
+        lambda d: replace(d, confidence=_at1(d.confidence, -0.1)),
+        ("confidence", "-0.1"),
+    ),
+    (
+        "task_id-short",
+        {"task_id"},
+        lambda d: replace(d, task_id=d.task_id[:-1]),
+        ("task_id", "<arg>"),
+    ),
+    ("task_id-nan", {"task_id"}, lambda d: replace(d, task_id=_at1(d.task_id, None)), ("task_id",)),
+    (
+        "success-short",
+        {"confidence", "success"},
+        lambda d: replace(d, success=d.success[:-1]),
+        ("success", "confidence"),
+    ),
+    (
+        "actions-not-list",
+        {"actions"},
+        lambda d: replace(d, actions=_at1(d.actions, 42)),
+        ("actions",),
+    ),
+    (
+        "actions-item",
+        {"actions"},
+        lambda d: replace(d, actions=_at1(d.actions, ["a", 3])),
+        ("actions",),
+    ),
+    ("resource-negative", {"cost"}, lambda d: replace(d, cost=_at1(d.cost, -1.0)), ("cost_usd",)),
+    ("resource-inf", {"cost"}, lambda d: replace(d, cost=_at1(d.cost, math.inf)), ("cost_usd",)),
+    (
+        "severity-unknown",
+        {"violations"},
+        lambda d: replace(
+            d,
+            violations=_at1(
+                d.violations, [{"constraint": "x", "severity": "bogus", "evidence": ""}]
+            ),
+        ),
+        ("bogus",),
+    ),
+    (
+        "violations-not-list",
+        {"violations"},
+        lambda d: replace(d, violations=_at1(d.violations, "pii")),
+        ("<arg>",),
+    ),
+    (
+        "perturbed-nan",
+        {"perturbed"},
+        lambda d: replace(d, perturbed=_at1(d.perturbed, math.nan)),
+        ("success_perturbed",),
+    ),
+]
+
+# Which Data fields each public function reads.
+READS = {
+    "outcome_consistency": {"success", "task_id"},
+    "trajectory_distribution_consistency": {"actions", "task_id", "success"},
+    "trajectory_sequence_consistency": {"actions", "task_id", "success"},
+    "confidence_consistency": {"confidence", "task_id"},
+    "resource_consistency": {"cost", "task_id"},
+    "brier_score": {"confidence", "success"},
+    "calibration_score": {"confidence", "success"},
+    "auroc_score": {"confidence", "success"},
+    "risk_coverage_score": {"confidence", "success"},
+    "reliability_curve": {"confidence", "success"},
+    "risk_coverage_curve": {"confidence", "success"},
+    "robustness_ratio": {"success", "perturbed"},
+    "safety_scores": {"violations"},
+    "pass_hat_k": {"success", "task_id"},
+    "pass_at_k": {"success", "task_id"},
+}
+# confidence_consistency documents that NaN confidences are skipped (not an error).
+ALLOWED = {("confidence_consistency", "confidence-nan")}
+
+
+def _bad_input_params() -> list[Any]:
+    params = []
+    for case in CASES:
+        reads = READS[case.function]
+        for label, needs, mutate, names in MUTATIONS:
+            if needs <= reads and (case.function, label) not in ALLOWED:
+                params.append(pytest.param(case, mutate, names, id=f"{case.id}-{label}"))
+    return params
+
+
+@pytest.mark.parametrize(("case", "mutate", "names"), _bad_input_params())
+def test_bad_input_names_the_argument(
+    case: Case, mutate: Callable[[Data], Data], names: tuple[str, ...]
+) -> None:
+    with pytest.raises((ValueError, TypeError)) as info:
+        case.call(mutate(VALID))
+    message = str(info.value)
+    for name in names:
+        if name == "<arg>":
+            assert any(arg in message for arg in case.arguments), message
+        else:
+            assert name in message, message
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_empty_input_rejected(case: Case) -> None:
+    empty = Data([], [], [], [], [], [], [], [])
+    with pytest.raises(ValueError) as info:
+        case.call(empty)
+    assert any(arg in str(info.value) for arg in case.arguments), str(info.value)
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c.option is not None], ids=[c.id for c in CASES if c.option]
+)
+def test_bad_option_lists_valid_ones(case: Case) -> None:
+    assert case.option is not None
+    name, bad, valid = case.option
+    function = getattr(M, case.function)
+    args: dict[str, Any] = {
+        "success": VALID.success,
+        "task_id": VALID.task_id,
+        "confidence": VALID.confidence,
+        "actions": VALID.actions,
+    }
+    params = inspect.signature(function).parameters
+    positional = [args[p] for p in params if p in args]
+    with pytest.raises(ValueError) as info:
+        function(*positional, **{name: bad})
+    message = str(info.value)
+    assert name in message and bad in message, message
+    for option in valid:
+        assert option in message, message
+
+
+@pytest.mark.parametrize("k", [0, -1, 1.5, "2"])
+@pytest.mark.parametrize("function", ["pass_hat_k", "pass_at_k"])
+def test_bad_k(function: str, k: Any) -> None:
+    with pytest.raises((ValueError, TypeError), match="k"):
+        getattr(M, function)(VALID.success, VALID.task_id, k)
+
+
+@pytest.mark.parametrize("n_bins", [0, -3, 2.5])
+@pytest.mark.parametrize("function", ["calibration_score", "reliability_curve"])
+def test_bad_n_bins(function: str, n_bins: Any) -> None:
+    with pytest.raises((ValueError, TypeError), match="n_bins"):
+        getattr(M, function)(VALID.confidence, VALID.success, n_bins=n_bins)
+
+
+def test_keyword_options_are_keyword_only() -> None:
+    for name in (
+        "outcome_consistency",
+        "trajectory_distribution_consistency",
+        "calibration_score",
+        "reliability_curve",
+    ):
+        params = inspect.signature(getattr(M, name)).parameters.values()
+        options = [p for p in params if p.default is not inspect.Parameter.empty]
+        assert options, name
+        assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in options), name
+
+
+# --- registry meta-tests -------------------------------------------------------------------
+
+
+def test_every_public_metric_is_registered() -> None:
+    registered = {case.function for case in CASES}
+    unclassified = [
+        name for name in M.__all__ if name not in registered and name not in NOT_METRICS
+    ]
+    assert not unclassified, (
+        f"public names not registered in the invariance suite: {unclassified}; add a Case "
+        "to CASES (or, for a non-metric name, an entry in NOT_METRICS)"
+    )
+    stale = sorted((registered | set(NOT_METRICS)) - set(M.__all__))
+    assert not stale, f"registered names that are no longer public: {stale}"
+    assert set(READS) == registered
+
+
+def test_every_variant_is_registered() -> None:
+    # Each named variant/binning the package exposes has its own case.
+    ids = " ".join(CASE_IDS)
+    for variants in (M.OUTCOME_VARIANTS, M.DISTRIBUTION_VARIANTS, M.BINNINGS):
+        for variant in variants:
+            assert f"[{variant}]" in ids, variant
