@@ -8,6 +8,7 @@ the executed outputs that ``make test`` re-checks with nbval.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -20,13 +21,17 @@ NOTEBOOKS = ROOT / "notebooks"
 
 def build(name: str, cells: list[tuple[str, str]]) -> Path:
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = kernelspec
     for kind, source in cells:
         make = nbformat.v4.new_markdown_cell if kind == "md" else nbformat.v4.new_code_cell
         nb.cells.append(make(source.strip("\n")))
-    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    resources = {"metadata": {"path": str(NOTEBOOKS)}}
+    NotebookClient(nb, timeout=600, kernel_name="python3", resources=resources).execute()
     path = NOTEBOOKS / f"{name}.ipynb"
     nbformat.write(nb, path)
+    ruff = Path(sys.executable).with_name("ruff")
+    subprocess.run([str(ruff), "format", "--quiet", str(path)], check=True)  # keeps outputs
     return path
 
 
