@@ -1,0 +1,80 @@
+"""The simulated model: an offline stand-in for an LLM agent, reached as ``sim/<profile>``.
+
+It is a simulation. It solves the tasks of registered environments by following each task's
+oracle plan, reading tool results from the conversation it receives, with profile-controlled
+slips, detours, malformed calls, error recovery and confidence reports; see
+``docs/simulated_model.md``. :mod:`reliability_lab.llm` registers it as a litellm custom
+provider so it goes through the same call path as a real model. This package never imports
+litellm.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from reliability_lab.sim._judge import structured_reply
+from reliability_lab.sim._policy import SimReply, sim_respond
+from reliability_lab.sim._profiles import PROFILES, SimProfile, get_profile, register_profile
+
+__all__ = [
+    "PROFILES",
+    "SimProfile",
+    "SimReply",
+    "get_profile",
+    "register_profile",
+    "simulate",
+]
+
+register_profile(SimProfile("judge", "Default model for offline LLM judges (structured output)."))
+
+
+def _tokens(text: str) -> int:
+    return max(1, (len(text) + 3) // 4)
+
+
+def simulate(
+    profile: str,
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    seed: int | None = None,
+    response_format: Mapping[str, Any] | None = None,
+) -> SimReply:
+    """The simulated model's reply to a chat request.
+
+    Parameters
+    ----------
+    profile : str
+        Profile name (``calibrated``, ``inconsistent``, ``overconfident``, ``brittle``,
+        ``perfect``, ``judge`` or a registered one).
+    messages : sequence of dict
+        OpenAI-format conversation.
+    tools : sequence of dict, optional
+        OpenAI tool schemas of the request (narrows which environment the task is from).
+    seed : int, optional
+        Request seed; the reply is a deterministic function of profile, seed and messages.
+    response_format : dict, optional
+        ``{"type": "json_schema", ...}`` or ``{"type": "json_object"}`` → a JSON object valid
+        for the schema (structured-output mode, for judges).
+
+    Returns
+    -------
+    SimReply
+        Assistant message and token counts (≈ 4 characters per token, simulated).
+    """
+    spec = get_profile(profile)
+    if response_format is not None and response_format.get("type") in (
+        "json_schema",
+        "json_object",
+    ):
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": structured_reply(response_format, messages, seed),
+        }
+    else:
+        message = sim_respond(spec, messages, tools, seed)
+    prompt = json.dumps([list(messages), list(tools or ())], default=str)
+    reply = json.dumps(message, default=str)
+    return SimReply(message, _tokens(prompt), _tokens(reply))

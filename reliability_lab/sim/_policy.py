@@ -1,0 +1,269 @@
+"""The simulated model's decision rule: next tool call, final answer, or confidence reply.
+
+Randomness: every draw comes from a ``random.Random`` seeded with a SHA-256 of (profile, request
+seed, turn, purpose), so a reply depends only on the profile, the seed and the conversation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from reliability_lab.envs._base import render_template
+from reliability_lab.sim._profiles import SimProfile
+from reliability_lab.sim._replay import Progress, TaskMatch, identify_task, replay
+
+__all__ = ["SimReply", "rng_for", "sim_respond"]
+
+_DIFFICULTY_FACTOR = {1: 0.5, 2: 1.0, 3: 1.5}
+_ID = re.compile(r"^([A-Z]+)(\d+)$")
+_LOOKUPS = {"uid": "get_user", "oid": "get_order", "pid": "get_product"}
+
+
+@dataclass(frozen=True)
+class SimReply:
+    """An assistant message in OpenAI format plus simulated token counts."""
+
+    message: dict[str, Any]
+    prompt_tokens: int
+    completion_tokens: int
+
+
+def rng_for(profile: str, seed: int | None, *parts: object) -> random.Random:
+    """A generator determined by the profile, the request seed and ``parts``."""
+    key = json.dumps([profile, seed, *map(str, parts)]).encode()
+    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+
+
+def _run_factor(profile: SimProfile, seed: int | None, task_id: str) -> float:
+    if profile.run_variability == 0:
+        return 1.0
+    sigma = profile.run_variability
+    z = rng_for(profile.name, seed, task_id, "run").gauss(0, 1)
+    return math.exp(sigma * z - sigma**2 / 2)
+
+
+def _slip_prob(profile: SimProfile, match: TaskMatch, seed: int | None) -> float:
+    base = profile.slip_rate * _DIFFICULTY_FACTOR.get(match.task.difficulty, 1.0)
+    base *= _run_factor(profile, seed, match.task.task_id)
+    return min(1.0, base + profile.perturbation_sensitivity * (1.0 - match.similarity))
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _distractor(
+    value: Any, progress: Progress, enum: Sequence[Any] | None, rng: random.Random
+) -> Any | None:
+    if enum:
+        others = [e for e in enum if e != value]
+        return rng.choice(others) if others else None
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return None
+    if isinstance(value, int | float):
+        return round(value * rng.choice((0.9, 1.1)) + rng.choice((-1, 1)), 2)
+    m = _ID.match(value)
+    if m:
+        seen = sorted(
+            {
+                s
+                for obs in progress.observed
+                for s in _strings(obs)
+                if s != value and len(s) == len(value) and s.startswith(m.group(1)) and _ID.match(s)
+            }
+        )
+        if seen:
+            return rng.choice(seen)
+        return f"{m.group(1)}{int(m.group(2)) + rng.choice((1, 2, 3))}"
+    digits = [i for i, c in enumerate(value) if c.isdigit()]
+    if digits:
+        i = rng.choice(digits)
+        return value[:i] + str((int(value[i]) + 1) % 10) + value[i + 1 :]
+    return None
+
+
+def _tool_call(name: str, args: Mapping[str, Any], turn: int, seed: int | None) -> dict[str, Any]:
+    call_id = "call_" + hashlib.sha256(f"{seed}:{turn}:{name}".encode()).hexdigest()[:16]
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(dict(args))},
+            }
+        ],
+    }
+
+
+def _final(text: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": text}
+
+
+def _detour(match: TaskMatch, progress: Progress, rng: random.Random) -> tuple[str, dict] | None:
+    options = []
+    for var, tool in _LOOKUPS.items():
+        value = progress.bindings.get(var)
+        if isinstance(value, str):
+            options.append((tool, {tool.split("_", 1)[1] + "_id": value}))
+    if "uid" in progress.bindings:
+        options.append(("list_orders", {"user_id": progress.bindings["uid"]}))
+    return rng.choice(options) if options else None
+
+
+def _enum_of(match: TaskMatch, tool: str, arg: str) -> Sequence[Any] | None:
+    props = match.env.tool(tool).parameters.get("properties", {})
+    return props.get(arg, {}).get("enum")
+
+
+def _slip_args(
+    match: TaskMatch, tool: str, args: dict[str, Any], progress: Progress, rng: random.Random
+) -> dict[str, Any]:
+    for key in rng.sample(sorted(args), len(args)):
+        alt = _distractor(args[key], progress, _enum_of(match, tool, key), rng)
+        if alt is not None:
+            return {**args, key: alt}
+    return args
+
+
+def _answer(match: TaskMatch, progress: Progress, slip: bool, rng: random.Random) -> str:
+    oracle = match.task.oracle
+    assert oracle is not None
+    bindings = dict(progress.bindings)
+    if slip:
+        facts = [v for v in bindings if any("{" + v + "}" in f for f in oracle.facts)]
+        for var in rng.sample(facts, len(facts)):
+            alt = _distractor(bindings[var], progress, None, rng)
+            if alt is not None:
+                bindings[var] = alt
+                break
+    try:
+        return str(render_template(oracle.answer, bindings))
+    except KeyError:
+        return "I have taken care of your request."
+
+
+def next_turn(
+    profile: SimProfile, match: TaskMatch, messages: Sequence[Mapping[str, Any]], seed: int | None
+) -> dict[str, Any]:
+    """The next assistant message of the agent conversation."""
+    oracle = match.task.oracle
+    assert oracle is not None
+    progress = replay(match, messages)
+    turn = sum(1 for m in messages if m.get("role") == "assistant")
+    rng = rng_for(profile.name, seed, match.task.task_id, "turn", turn)
+    run_factor = _run_factor(profile, seed, match.task.task_id)
+    if progress.confused:
+        return _final("I'm sorry, I could not find the information needed to finish this.")
+    if progress.last_error is not None and rng.random() >= profile.error_recovery:
+        return _final(
+            "I'm sorry, I ran into a problem with our systems and could not "
+            "complete your request. Please try again later."
+        )
+    if progress.step >= len(oracle.steps):
+        return _final(
+            _answer(match, progress, rng.random() < _slip_prob(profile, match, seed), rng)
+        )
+    step = oracle.steps[progress.step]
+    writes = match.env.tool(step.tool).writes
+    if progress.detours < profile.max_detours and rng.random() < min(
+        1.0, profile.detour_rate * run_factor
+    ):
+        detour = _detour(match, progress, rng)
+        if detour is not None:
+            return _tool_call(*detour, turn=turn, seed=seed)
+    if writes and rng.random() < profile.early_stop_rate:
+        return _final("Done! I have taken care of your request.")
+    args = dict(render_template(dict(step.args), progress.bindings))
+    if args and rng.random() < profile.arg_error_rate:
+        args.pop(rng.choice(sorted(args)))
+    elif writes and rng.random() < _slip_prob(profile, match, seed):
+        args = _slip_args(match, step.tool, args, progress, rng)
+    return _tool_call(step.tool, args, turn=turn, seed=seed)
+
+
+def _posterior(profile: SimProfile, match: TaskMatch, seed: int | None) -> float:
+    oracle = match.task.oracle
+    assert oracle is not None
+    q = _slip_prob(profile, match, seed)
+    writes = sum(match.env.tool(s.tool).writes for s in oracle.steps)
+    p_ok = (1 - q) ** (writes + (1 if oracle.facts else 0)) * (
+        1 - profile.early_stop_rate
+    ) ** writes
+    unnoticed = (1 - p_ok) * (1 - profile.slip_awareness)
+    return p_ok / (p_ok + unnoticed) if p_ok + unnoticed > 0 else 0.0
+
+
+def confidence_value(
+    profile: SimProfile,
+    match: TaskMatch | None,
+    messages: Sequence[Mapping[str, Any]],
+    seed: int | None,
+) -> float:
+    """The probability of success the model reports, before formatting."""
+    task_id = match.task.task_id if match is not None else ""
+    rng = rng_for(profile.name, seed, task_id, "confidence")
+    if profile.confidence_mode == "overconfident":
+        return rng.uniform(0.9, 1.0)
+    if match is None or match.task.oracle is None:
+        base = 0.5
+    else:
+        progress = replay(match, messages)
+        finished = progress.step >= len(match.task.oracle.steps) and not progress.confused
+        noticed = progress.slips > 0 and rng.random() < profile.slip_awareness
+        base = 0.1 if not finished or noticed else _posterior(profile, match, seed)
+    return min(1.0, max(0.0, base + rng.gauss(0, profile.confidence_noise)))
+
+
+_FORMATS = (
+    "{pct}",
+    "{frac:.2f}",
+    "{pct}%",
+    "Confidence: {pct}/100",
+    "I'd put my confidence at about {pct} out of 100.",
+    "{pct} percent",
+)
+
+
+def confidence_text(profile: SimProfile, value: float, seed: int | None) -> str:
+    """Format ``value`` in one of several styles (or, rarely, not at all)."""
+    rng = rng_for(profile.name, seed, "confidence-format")
+    if rng.random() < profile.confidence_unparseable_rate:
+        return "Hard to say - I did my best."
+    return rng.choice(_FORMATS).format(pct=round(value * 100), frac=value)
+
+
+def sim_respond(
+    profile: SimProfile,
+    messages: Sequence[Mapping[str, Any]],
+    tools: Sequence[Mapping[str, Any]] | None,
+    seed: int | None,
+) -> dict[str, Any]:
+    """The simulated model's reply message to an agent conversation.
+
+    A user message after the first one is taken as a follow-up question and answered with a
+    confidence (the agent's post-hoc elicitation). A conversation whose task is not found in any
+    registered environment gets a polite refusal.
+    """
+    match = identify_task(messages, tools)
+    users = [m for m in messages if m.get("role") == "user"]
+    if len(users) > 1:
+        value = confidence_value(profile, match, messages, seed)
+        return _final(confidence_text(profile, value, seed))
+    if match is None:
+        return _final("I'm sorry, I don't know how to help with that request.")
+    return next_turn(profile, match, messages, seed)

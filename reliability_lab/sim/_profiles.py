@@ -1,0 +1,201 @@
+"""Named behaviour profiles of the simulated model (``sim/<profile>``).
+
+Every probability below is applied by :mod:`reliability_lab.sim._policy`;
+``docs/simulated_model.md`` explains how they combine into each profile's expected reliability.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["PROFILES", "SimProfile", "get_profile", "register_profile"]
+
+ConfidenceMode = Literal["calibrated", "overconfident", "noisy"]
+
+
+@dataclass(frozen=True)
+class SimProfile:
+    """Parameters of one simulated agent model. All rates are probabilities in [0, 1].
+
+    Attributes
+    ----------
+    name : str
+        Profile name; the model string is ``sim/<name>``.
+    description : str
+        One line shown in docs.
+    slip_rate : float
+        Per state-changing call and per final answer (scaled by task difficulty: ×0.5, ×1, ×1.5
+        for difficulty 1, 2, 3): probability of using a plausible but wrong value (another order
+        id seen in the conversation, the other enum value, a wrong number in the answer). Slips
+        are silent: the run looks fine but fails.
+    detour_rate : float
+        Per turn: probability of an extra read-only lookup before the next planned call (changes
+        the trajectory, not the outcome). At most ``max_detours`` per run.
+    max_detours : int
+        Cap on detours per run.
+    arg_error_rate : float
+        Per planned call: probability of sending malformed arguments (a required argument
+        missing), which the tool rejects with an error.
+    error_recovery : float
+        After a tool error (own malformed call, or a fault a future injector adds): probability
+        of retrying correctly; otherwise the agent gives up with an apology. Applied afresh to
+        each error.
+    early_stop_rate : float
+        Per state-changing call: probability of claiming success without making the call.
+    run_variability : float
+        σ of a per-run log-normal factor (mean 1) multiplying the slip and detour rates, so some
+        runs of the same task are much sloppier than others (0 = none).
+    perturbation_sensitivity : float
+        Extra slip probability per unit of instruction change: slip += this × (1 − similarity of
+        the instruction to the task's canonical text, Levenshtein ratio).
+    slip_awareness : float
+        Probability the model notices its own slip (lowers its confidence).
+    confidence_mode : {"calibrated", "overconfident", "noisy"}
+        ``calibrated``: report the model's posterior P(success) given what it noticed, plus
+        N(0, ``confidence_noise``) jitter. ``overconfident``: uniform in [0.9, 1.0] whatever
+        happened. ``noisy``: the posterior plus large jitter.
+    confidence_noise : float
+        Standard deviation of the jitter, in probability units.
+    confidence_unparseable_rate : float
+        Probability the confidence reply contains no number (exercises the fallback path).
+    input_cost_per_token, output_cost_per_token : float
+        Simulated USD prices; cost is computed by litellm's cost tracking from them.
+    """
+
+    name: str
+    description: str
+    slip_rate: float = 0.05
+    detour_rate: float = 0.05
+    max_detours: int = 3
+    arg_error_rate: float = 0.02
+    error_recovery: float = 0.9
+    early_stop_rate: float = 0.01
+    run_variability: float = 0.0
+    perturbation_sensitivity: float = 0.2
+    slip_awareness: float = 0.8
+    confidence_mode: ConfidenceMode = "calibrated"
+    confidence_noise: float = 0.05
+    confidence_unparseable_rate: float = 0.0
+    input_cost_per_token: float = 0.15e-6
+    output_cost_per_token: float = 0.60e-6
+
+    def __post_init__(self) -> None:
+        for field in (
+            "slip_rate",
+            "detour_rate",
+            "arg_error_rate",
+            "error_recovery",
+            "early_stop_rate",
+            "slip_awareness",
+            "confidence_unparseable_rate",
+        ):
+            value = getattr(self, field)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(
+                    f"SimProfile {self.name!r}: {field} must be in [0, 1], got {value}"
+                )
+        for field in (
+            "run_variability",
+            "perturbation_sensitivity",
+            "confidence_noise",
+            "input_cost_per_token",
+            "output_cost_per_token",
+        ):
+            if getattr(self, field) < 0:
+                raise ValueError(f"SimProfile {self.name!r}: {field} must be >= 0")
+        if self.confidence_mode not in ("calibrated", "overconfident", "noisy"):
+            raise ValueError(
+                f"SimProfile {self.name!r}: confidence_mode must be calibrated, overconfident or "
+                f"noisy, got {self.confidence_mode!r}"
+            )
+
+
+PROFILES: dict[str, SimProfile] = {}
+
+
+def register_profile(profile: SimProfile, *, overwrite: bool = False) -> None:
+    """Make ``sim/<profile.name>`` available."""
+    if profile.name in PROFILES and not overwrite:
+        raise ValueError(f"sim profile {profile.name!r} already exists (pass overwrite=True)")
+    PROFILES[profile.name] = profile
+
+
+def get_profile(name: str) -> SimProfile:
+    """The profile called ``name``; ``KeyError`` listing valid names otherwise."""
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise KeyError(f"unknown sim profile {name!r}; valid: {', '.join(PROFILES)}") from None
+
+
+for _p in (
+    SimProfile(
+        "calibrated",
+        "Competent and well calibrated: rare slips it mostly notices.",
+        slip_rate=0.06,
+        detour_rate=0.05,
+        error_recovery=0.9,
+        slip_awareness=0.85,
+        confidence_mode="calibrated",
+        confidence_noise=0.04,
+    ),
+    SimProfile(
+        "inconsistent",
+        "Accurate-ish but varies its trajectory and outcome run to run.",
+        slip_rate=0.12,
+        detour_rate=0.35,
+        max_detours=4,
+        arg_error_rate=0.05,
+        error_recovery=0.7,
+        early_stop_rate=0.03,
+        run_variability=1.0,
+        slip_awareness=0.3,
+        confidence_mode="noisy",
+        confidence_noise=0.2,
+        confidence_unparseable_rate=0.05,
+        input_cost_per_token=0.5e-6,
+        output_cost_per_token=1.5e-6,
+    ),
+    SimProfile(
+        "overconfident",
+        "Sloppier, and reports 90-100 % confidence whatever happened.",
+        slip_rate=0.2,
+        detour_rate=0.1,
+        error_recovery=0.6,
+        early_stop_rate=0.05,
+        slip_awareness=0.0,
+        confidence_mode="overconfident",
+        input_cost_per_token=0.1e-6,
+        output_cost_per_token=0.4e-6,
+    ),
+    SimProfile(
+        "brittle",
+        "Fine at baseline; rarely recovers from tool errors and is very "
+        "sensitive to instruction changes.",
+        slip_rate=0.04,
+        detour_rate=0.02,
+        arg_error_rate=0.01,
+        error_recovery=0.1,
+        perturbation_sensitivity=2.0,
+        slip_awareness=0.7,
+        confidence_mode="calibrated",
+        confidence_noise=0.08,
+        input_cost_per_token=2.5e-6,
+        output_cost_per_token=10e-6,
+    ),
+    SimProfile(
+        "perfect",
+        "Never errs and is always fully confident (for tests and oracles).",
+        slip_rate=0.0,
+        detour_rate=0.0,
+        arg_error_rate=0.0,
+        error_recovery=1.0,
+        early_stop_rate=0.0,
+        perturbation_sensitivity=0.0,
+        slip_awareness=1.0,
+        confidence_mode="calibrated",
+        confidence_noise=0.0,
+    ),
+):
+    register_profile(_p)
