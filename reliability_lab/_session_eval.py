@@ -37,14 +37,6 @@ __all__ = [
 _RECORD_KEYS = ("agent", "task_id", "condition", "variant", "run", "trajectory")
 
 
-def _llm_errors() -> tuple[type[BaseException], ...]:
-    try:
-        from reliability_lab.llm import LLMCallError
-    except ImportError:  # E1's module not installed: only judge-output errors can occur
-        return (JudgeError,)
-    return (JudgeError, LLMCallError)
-
-
 def _cause(exc: BaseException) -> str:
     category = getattr(exc, "category", None)
     name = type(exc).__name__ + (f"({category})" if category else "")
@@ -172,7 +164,9 @@ async def aevaluate_session(
 
         llm = LLMClient()
     client: JudgeLLM = llm if isinstance(llm, CachingLLM) else CachingLLM(llm)
-    errors = _llm_errors()
+    from reliability_lab.llm import LLMCallError  # lazy: importing litellm takes seconds
+
+    errors = (JudgeError, LLMCallError)
     embed = default_embedder() if embed is None else embed
     lookup: Callable[[list[str]], list[Any]] | SignalFailure
     try:
