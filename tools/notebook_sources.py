@@ -188,4 +188,135 @@ plt.show();
     ),
 ]
 
-SOURCES = {"01_reliability_metrics": METRICS_WALKTHROUGH}
+SESSIONS = [
+    (
+        "md",
+        """
+# 03 · Sessions: PandaProbe's trace and session metrics
+
+A run of an agent is a *session*: one trace per agent turn, with its tool calls as TOOL spans.
+PandaProbe scores each trace with four signals — the agent's `confidence` and its
+`tool_correctness` (LLM judges), `coherence` of output with input and `loop_detection` against
+earlier turns (embeddings) — and composes them into two session metrics: `agent_reliability`
+(the riskiest turns dominate) and `agent_consistency` (confidence gaps amplified by the other
+signals). Conventions are in `docs/pandaprobe.md`.
+
+Everything here runs offline: the agent and the judge are the built-in **simulated model**
+(results are a simulation, not a real LLM), and embeddings come from the offline hashing
+embedder, which is lexical, not semantic — so coherence is lower than a semantic model gives.
+""",
+    ),
+    (
+        "code",
+        """
+import asyncio
+import warnings
+
+import pandas as pd
+
+import reliability_lab as rl
+
+pd.set_option("display.precision", 3)
+pd.set_option("display.width", 120)
+warnings.simplefilter("ignore", rl.UndefinedMetricWarning)
+""",
+    ),
+    (
+        "md",
+        """
+## One run, one session
+
+Run the simulated `calibrated` agent once on a task of the built-in customer-service
+environment, then split its conversation into traces.
+""",
+    ),
+    (
+        "code",
+        """
+from reliability_lab.agents import RunSpec, execute_run
+from reliability_lab.llm import LLMClient
+from reliability_lab.tracing import traces_from_trajectory
+
+llm = LLMClient()
+spec = RunSpec(agent="calibrated", model="sim/calibrated", params={},
+               environment="customer_service", task_id="cs_04", run=0, seed=42)
+result = await execute_run(spec, llm)
+print(f"actions {result.actions}, score {result.score}, confidence {result.confidence}")
+traces = traces_from_trajectory(result.trajectory, session_id="cs_04/run0")
+for trace in traces:
+    kinds = [span.kind.value for span in trace.spans]
+    print(f"{trace.id:12s} spans {kinds}  output: {str(trace.output)[:50]}")
+""",
+    ),
+    (
+        "md",
+        """
+## Signals and session metrics
+
+`evaluate_session` computes the four signals per trace (loop detection against all earlier
+traces) and both session metrics. Each result carries PandaProbe's reason and metadata.
+""",
+    ),
+    (
+        "code",
+        """
+from reliability_lab.session import evaluate_session
+
+evaluation = evaluate_session(traces, judge_model="sim/judge", llm=llm)
+print(pd.DataFrame(evaluation.signal_values()).T.round(3).to_string())
+for metric in (evaluation.agent_reliability, evaluation.agent_consistency):
+    print(f"{metric.score:.4f}  {metric.reason}")
+""",
+    ),
+    (
+        "md",
+        """
+## The composition rules, by hand
+
+The session metrics are plain functions of the signals. With two traces — one confident but
+incoherent, one perfect — `agent_reliability` takes the riskiest trace (risk 0.8 > 0.5, so it
+is flagged) and `agent_consistency` the RMS of confidence gaps amplified by the other risks:
+trace 1 weighs (1 + 0.8)·0.1 = 0.18, so RMS = √(0.18²/2) = 0.1273.
+""",
+    ),
+    (
+        "code",
+        """
+from reliability_lab.session import agent_consistency, agent_reliability
+
+signals = {"t1": {"confidence": 0.9, "coherence": 0.2}, "t2": {"confidence": 1.0}}
+for metric in (agent_reliability(signals), agent_consistency(signals)):
+    print(f"{metric.score:.4f}  {metric.reason}  flagged={metric.metadata.get('flagged_traces')}")
+""",
+    ),
+    (
+        "md",
+        """
+## Across repeated runs
+
+Each of K repeated runs is a session. `session_metrics_for_results` scores them all; the
+reliability report then averages them per task and over tasks, with bootstrap intervals.
+""",
+    ),
+    (
+        "code",
+        """
+from reliability_lab.session import session_metrics_for_results
+
+specs = [RunSpec(agent=profile, model=f"sim/{profile}", params={}, environment="customer_service",
+                 task_id=task, run=k, seed=1000 * k + i)
+         for profile in ("calibrated", "inconsistent")
+         for i, task in enumerate(["cs_01", "cs_04", "cs_07", "cs_10"]) for k in range(3)]
+results = await asyncio.gather(*(execute_run(spec, llm) for spec in specs))
+sessions = session_metrics_for_results([r.model_dump() for r in results], llm=llm)
+runs = pd.DataFrame([r.to_row() for r in results]).merge(
+    sessions[["agent", "task_id", "condition", "variant", "run",
+              "agent_reliability", "agent_consistency"]])
+report = rl.reliability_report(runs, n_boot=500, seed=0)
+print(report[["accuracy", "agent_reliability", "agent_reliability_lo", "agent_reliability_hi",
+              "agent_consistency"]].round(3).to_string())
+""",
+    ),
+]
+
+SOURCES = {"01_reliability_metrics": METRICS_WALKTHROUGH, "03_sessions": SESSIONS}
