@@ -7,7 +7,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: venv demo test lint typecheck unit notebooks bench clean
+.PHONY: venv demo demo-tau-bench test lint typecheck unit notebooks notebooks-build bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python -m reliability_lab.demo
+	$(BIN)/reliability-lab run experiments/demo.yaml
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -44,3 +44,7 @@ clean:
 # Re-execute the notebooks from tools/notebook_sources.py (commit the outputs afterwards).
 notebooks-build: $(STAMP)
 	env -u MPLBACKEND $(BIN)/python tools/build_notebooks.py
+
+# The metrics walk-through on bundled real data (τ-bench GPT-4o airline).
+demo-tau-bench: $(STAMP)
+	$(BIN)/python -m reliability_lab.demo

@@ -23,6 +23,8 @@ from reliability_lab.runtable import run_table_from_records, validate_run_table
 
 if TYPE_CHECKING:
     from reliability_lab.console import format_report
+    from reliability_lab.experiment.results import load_results
+    from reliability_lab.experiment.runner import run_experiment
     from reliability_lab.io import load_tau_bench
     from reliability_lab.report import reliability_report, robustness_by_variant
 
@@ -31,7 +33,9 @@ __version__ = "0.1.0"
 # Public names loaded lazily: name -> module that defines it.
 _LAZY = {
     "format_report": "reliability_lab.console",
+    "load_results": "reliability_lab.experiment.results",
     "load_tau_bench": "reliability_lab.io",
+    "run_experiment": "reliability_lab.experiment.runner",
     "reliability_report": "reliability_lab.report",
     "robustness_by_variant": "reliability_lab.report",
 }
@@ -42,9 +46,11 @@ __all__ = [
     "UndefinedMetricWarning",
     "__version__",
     "format_report",
+    "load_results",
     "load_tau_bench",
     "reliability_report",
     "robustness_by_variant",
+    "run_experiment",
     "run_table_from_records",
     "validate_run_table",
 ]

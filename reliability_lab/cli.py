@@ -1,0 +1,144 @@
+"""Command line: ``reliability-lab run | report | validate`` (SPEC §4).
+
+Exit status: 0 when every gate passes, 1 when a gate fails, 2 on a usage or input error
+(invalid config, unreadable results, missing file — the message goes to stderr, no traceback).
+``--quiet`` prints only ``✓ PASSED`` or ``✗ FAILED``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from reliability_lab.errors import ConfigError, RunTableError
+
+__all__ = ["main"]
+
+EXIT_PASSED, EXIT_FAILED, EXIT_INPUT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="reliability-lab",
+        description="Measure how reliably AI agents succeed (consistency, predictability, "
+        "robustness, safety).",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run = sub.add_parser("run", help="run (or resume) an experiment config")
+    run.add_argument("config", metavar="CONFIG", help="experiment YAML file")
+    run.add_argument("--output", metavar="DIR", help="results directory (default from config)")
+    run.add_argument("--quiet", action="store_true", help="print only ✓ PASSED / ✗ FAILED")
+    run.add_argument("--max-concurrent", type=_positive_int, metavar="N", help="runs at once")
+    run.add_argument("--runs", type=_positive_int, metavar="K", help="repetitions per task")
+    run.add_argument("--seed", type=_seed, metavar="S", help="master seed")
+    report = sub.add_parser("report", help="recompute the summary of a results directory")
+    report.add_argument("directory", metavar="DIR", help="results directory")
+    report.add_argument("--quiet", action="store_true", help="print only ✓ PASSED / ✗ FAILED")
+    validate = sub.add_parser("validate", help="check an experiment config without running it")
+    validate.add_argument("config", metavar="CONFIG", help="experiment YAML file")
+    return parser
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from reliability_lab.experiment.console import format_summary, verdict
+    from reliability_lab.experiment.runner import run_experiment
+
+    outcome = run_experiment(
+        args.config,
+        output=args.output,
+        runs=args.runs,
+        seed=args.seed,
+        max_concurrent=args.max_concurrent,
+        progress=not args.quiet,
+    )
+    if args.quiet:
+        print(verdict(outcome.summary))
+    else:
+        if outcome.n_previous:
+            print(
+                f"Resumed: {outcome.n_previous} of {outcome.n_planned} runs were already "
+                f"done; executed {outcome.n_executed}.",
+            )
+        print(format_summary(outcome.summary))
+        print(f"\nResults written to {outcome.output_dir}")
+    return EXIT_PASSED if outcome.passed else EXIT_FAILED
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from reliability_lab.experiment.console import format_summary, verdict
+    from reliability_lab.experiment.summary import summarize_directory
+
+    summary = summarize_directory(args.directory)
+    print(verdict(summary) if args.quiet else format_summary(summary))
+    return EXIT_PASSED if summary.passed else EXIT_FAILED
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from reliability_lab.experiment.config import load_config
+    from reliability_lab.experiment.plan import build_plan, resolve_tasks
+    from reliability_lab.experiment.store import is_simulated_model
+
+    config = load_config(args.config)
+    tasks = resolve_tasks(config, source=args.config)
+    plan = build_plan(config, tasks, source=args.config)
+    n_variants = sum(len(c.resolved_variants()) for c in config.conditions)
+    print(
+        f"OK: {args.config}: {len(config.agents)} agents × {len(tasks)} tasks × "
+        f"{n_variants} condition variant(s) × K={config.runs} = {len(plan)} runs "
+        f"→ {config.output_dir()}"
+    )
+    sim = [a.label for a in config.agents if is_simulated_model(a.model)]
+    if sim:
+        print(f"note: simulated model (sim/...) used by: {', '.join(sim)}")
+    return EXIT_PASSED
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``reliability-lab`` command; returns the exit status."""
+    args = _parser().parse_args(argv)
+    from reliability_lab.experiment.runner import ExperimentError
+
+    handlers = {"run": _cmd_run, "report": _cmd_report, "validate": _cmd_validate}
+    try:
+        return handlers[args.command](args)
+    except (ConfigError, RunTableError, ExperimentError) as exc:
+        print(f"reliability-lab: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except FileNotFoundError as exc:
+        print(f"reliability-lab: error: {exc.filename or exc}: file not found", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except OSError as exc:  # unwritable output directory, disk full, ...
+        print(f"reliability-lab: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except KeyboardInterrupt:
+        print(
+            "reliability-lab: interrupted; finished runs are saved — run the same command "
+            "again to resume",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

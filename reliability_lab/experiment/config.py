@@ -1,0 +1,333 @@
+"""Experiment configuration: YAML → versioned, validated pydantic models.
+
+Every problem is a :class:`~reliability_lab.errors.ConfigError` naming the file, the field
+path and the offending value, e.g. ``experiments/x.yaml: agents[1].model: Field required``.
+The format is documented in ``experiments/README.md``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from reliability_lab.errors import ConfigError
+from reliability_lab.experiment._jsonio import is_secret_key, looks_like_secret, redact
+from reliability_lab.experiment.conditions import get_condition
+from reliability_lab.experiment.gates import GateConfig
+
+__all__ = [
+    "CONFIG_VERSION",
+    "AgentConfig",
+    "ConditionConfig",
+    "EnvironmentConfig",
+    "ExperimentConfig",
+    "LLMSettings",
+    "ReportSettings",
+    "format_validation_error",
+    "load_config",
+    "parse_config",
+]
+
+CONFIG_VERSION = 1
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _reject_secrets(value: Any, path: str) -> None:
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            sub = f"{path}.{key}" if path else str(key)
+            if is_secret_key(str(key)):
+                raise ValueError(
+                    f"{sub!r} looks like a secret; secrets must not be written in config files "
+                    "(litellm reads provider keys from the environment, e.g. OPENAI_API_KEY)"
+                )
+            _reject_secrets(item, sub)
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            _reject_secrets(item, f"{path}[{i}]")
+    elif isinstance(value, str) and looks_like_secret(value):
+        raise ValueError(
+            f"the value of {path!r} looks like an API key; keep keys in environment variables"
+        )
+
+
+class AgentConfig(_Model):
+    """One agent configuration (model + settings) — a row group of the run table."""
+
+    label: str = Field(min_length=1)
+    """Agent label; the run table's ``agent`` column. Unique within the experiment."""
+    model: str = Field(min_length=1)
+    """Any litellm model string (``openai/gpt-4o-mini``, ``ollama/llama3``) or ``sim/<profile>``."""
+    params: dict[str, Any] = Field(default_factory=dict)
+    """Call parameters passed to every completion (temperature, max_tokens, api_base, ...).
+    Never an API key: keys come from the environment."""
+    elicit_confidence: bool = True
+    """Ask the model for its confidence (0–100) after each run."""
+    pass_threshold: float = Field(default=1.0, ge=0.0, le=1.0)
+    """A run succeeds when its score is at least this value."""
+    max_steps: int | None = Field(default=None, ge=1)
+    """Per-agent override of the experiment's ``max_steps``."""
+    description: str = ""
+    """Free text shown in reports."""
+
+    @field_validator("params")
+    @classmethod
+    def _no_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
+        _reject_secrets(value, "")
+        return value
+
+
+class EnvironmentConfig(_Model):
+    """Which registered environment and which of its tasks to run."""
+
+    name: str = "customer_service"
+    """Registered environment name (see ``reliability_lab.envs.list_environments()``)."""
+    tasks: str | list[str] = "all"
+    """``all`` or an explicit list of task ids."""
+    limit: int | None = Field(default=None, ge=1)
+    """Keep only the first ``limit`` selected tasks (in the environment's order)."""
+
+    @field_validator("tasks", mode="before")
+    @classmethod
+    def _all_or_list(cls, value: Any) -> Any:
+        if isinstance(value, str) and value != "all":
+            raise ValueError("expected 'all' or a list of task ids")
+        if not isinstance(value, str | list):
+            raise ValueError("expected 'all' or a list of task ids")
+        return value
+
+    @field_validator("tasks")
+    @classmethod
+    def _unique(cls, value: str | list[str]) -> str | list[str]:
+        if isinstance(value, list):
+            if not value:
+                raise ValueError("an empty task list; use 'all' or name at least one task")
+            dup = sorted({t for t in value if value.count(t) > 1})
+            if dup:
+                raise ValueError(f"duplicate task ids {dup}")
+        return value
+
+
+class ConditionConfig(_Model):
+    """A condition to run (``baseline`` or a registered perturbation) and its variants."""
+
+    name: str
+    """Registered condition name."""
+    variants: list[str] | None = None
+    """Variant names; ``None`` uses the condition's defaults."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_name(cls, data: Any) -> Any:
+        return {"name": data} if isinstance(data, str) else data
+
+    @model_validator(mode="after")
+    def _registered(self) -> ConditionConfig:
+        try:
+            info = get_condition(self.name)
+        except KeyError as exc:
+            raise ValueError(exc.args[0]) from None
+        if self.variants is not None:
+            if not info.allows_custom_variants and tuple(self.variants) != info.default_variants:
+                raise ValueError(f"condition {self.name!r} takes no variants")
+            if len(set(self.variants)) != len(self.variants) or not self.variants:
+                raise ValueError(f"variants must be non-empty and unique, got {self.variants}")
+        return self
+
+    def resolved_variants(self) -> tuple[str, ...]:
+        """The variants that will run."""
+        if self.variants is not None:
+            return tuple(self.variants)
+        return get_condition(self.name).default_variants
+
+
+class LLMSettings(_Model):
+    """Retry, backoff and timeout settings of the shared LLM client."""
+
+    max_retries: int = Field(default=4, ge=0)
+    """Retries after a rate limit, timeout, connection error or 5xx."""
+    backoff_base_s: float = Field(default=0.5, gt=0)
+    """First backoff delay in seconds (doubles per retry, with jitter)."""
+    backoff_max_s: float = Field(default=8.0, gt=0)
+    """Upper bound of a backoff delay."""
+    timeout_s: float = Field(default=60.0, gt=0)
+    """Per-call timeout in seconds."""
+
+
+class ReportSettings(_Model):
+    """Settings of the reliability report in ``summary.json`` and on the console."""
+
+    n_boot: int = Field(default=1000, ge=1)
+    """Bootstrap resamples (over tasks) for the confidence intervals."""
+    confidence_level: float = Field(default=0.95, gt=0, lt=1)
+    """Coverage of the confidence intervals."""
+
+
+class ExperimentConfig(_Model):
+    """A whole experiment: agents × tasks × conditions × K runs, plus gates."""
+
+    version: Literal[1] = 1
+    """Config format version."""
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+    """Suite name (letters, digits, ``_.-``); default output directory ``results/<name>``."""
+    description: str = ""
+    """Free text."""
+    seed: int = Field(default=0, ge=0)
+    """Master seed; every run's seed is derived from it and stored with the run."""
+    runs: int = Field(default=5, ge=1)
+    """K, the repetitions of every (agent, task, condition, variant)."""
+    max_concurrent: int = Field(default=8, ge=1)
+    """Runs executing at the same time."""
+    max_steps: int = Field(default=15, ge=1)
+    """Agent steps (LLM calls in the tool loop) before a run is stopped as failed."""
+    cache: bool = True
+    """Cache LLM responses in ``<output>/cache`` so a rerun is free and identical."""
+    output: str | None = None
+    """Output directory; default ``results/<name>`` (relative to the working directory)."""
+    profile: str = "default"
+    """Metric profile of the reliability report (SPEC §2): ``default`` or ``preprint``."""
+    environment: EnvironmentConfig = Field(default_factory=EnvironmentConfig)
+    """Environment and task selection."""
+    conditions: list[ConditionConfig] = Field(
+        default_factory=lambda: [ConditionConfig(name="baseline")]
+    )
+    """Conditions to run; default ``[baseline]``."""
+    agents: list[AgentConfig] = Field(min_length=1)
+    """Agents to evaluate."""
+    gates: list[GateConfig] = Field(default_factory=list)
+    """Pass/fail gates (all must hold for exit status 0)."""
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    """LLM client settings."""
+    report: ReportSettings = Field(default_factory=ReportSettings)
+    """Reliability-report settings."""
+
+    @field_validator("profile")
+    @classmethod
+    def _known_profile(cls, value: str) -> str:
+        from reliability_lab.profiles import PROFILES
+
+        if value not in PROFILES:
+            raise ValueError(f"unknown metric profile {value!r}; valid: {', '.join(PROFILES)}")
+        return value
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> ExperimentConfig:
+        labels = [a.label for a in self.agents]
+        dup = sorted({x for x in labels if labels.count(x) > 1})
+        if dup:
+            raise ValueError(f"agents: duplicate labels {dup}")
+        names = [c.name for c in self.conditions]
+        dup = sorted({x for x in names if names.count(x) > 1})
+        if dup:
+            raise ValueError(f"conditions: duplicate names {dup}")
+        if not self.conditions:
+            raise ValueError("conditions: at least one condition is required")
+        for i, gate in enumerate(self.gates):
+            if gate.agent is not None and gate.agent not in labels:
+                raise ValueError(f"gates[{i}].agent: unknown agent {gate.agent!r}; known {labels}")
+        return self
+
+    def output_dir(self) -> Path:
+        """The output directory (``output`` or ``results/<name>``)."""
+        return Path(self.output) if self.output else Path("results") / self.name
+
+    def agent_max_steps(self, agent: AgentConfig) -> int:
+        """Effective step limit of an agent."""
+        return agent.max_steps if agent.max_steps is not None else self.max_steps
+
+
+def _loc_to_path(loc: tuple[int | str, ...]) -> str:
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            path += f".{part}" if path else str(part)
+    return path or "<top level>"
+
+
+def format_validation_error(exc: ValidationError, source: str) -> str:
+    """One line per problem: ``source: field.path: message (got value)``."""
+    lines = []
+    for err in exc.errors():
+        # drop pydantic's validator/union tags such as "function-before[...]" or "list[str]"
+        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and "[" in p))
+        message = err["msg"].removeprefix("Value error, ")
+        if not loc:  # whole-config checks put the field path in the message itself
+            lines.append(f"{source}: {message}")
+            continue
+        got = ""
+        if err["type"] not in ("missing", "extra_forbidden") and "input" in err:
+            shown = repr(redact(err["input"]))
+            got = f" (got {shown[:80]}{'...' if len(shown) > 80 else ''})"
+        lines.append(f"{source}: {_loc_to_path(loc)}: {message}{got}")
+    return "\n".join(lines)
+
+
+def parse_config(
+    data: Any, *, source: str = "config", overrides: Mapping[str, Any] | None = None
+) -> ExperimentConfig:
+    """Validate a config mapping (e.g. parsed YAML), applying top-level ``overrides``.
+
+    Raises
+    ------
+    ConfigError
+        The message names ``source``, each bad field's path and its value.
+    """
+    if not isinstance(data, Mapping):
+        raise ConfigError(
+            f"{source}: <top level>: expected a mapping of settings, got {type(data).__name__}"
+        )
+    merged = dict(data)
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            merged[key] = value
+    try:
+        return ExperimentConfig.model_validate(merged)
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc, source)) from None
+
+
+def load_config(
+    path: str | os.PathLike[str], *, overrides: Mapping[str, Any] | None = None
+) -> ExperimentConfig:
+    """Read and validate a YAML experiment config.
+
+    Parameters
+    ----------
+    path : path-like
+        The YAML file.
+    overrides : mapping, optional
+        Top-level fields replacing the file's (``runs``, ``seed``, ``output``,
+        ``max_concurrent``); ``None`` values are ignored.
+
+    Raises
+    ------
+    ConfigError
+        Missing/unreadable file, YAML syntax error, or invalid settings.
+    """
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{source}: file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{source}: cannot read file: {exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(f"{source}: {where}invalid YAML: {problem}") from None
+    if data is None:
+        raise ConfigError(f"{source}: the file is empty")
+    return parse_config(data, source=source, overrides=overrides)

@@ -1,0 +1,136 @@
+"""Expand a config into the list of runs to execute (agents × tasks × conditions × variants × K).
+
+Task selection is checked against the environment registry here, so ``reliability-lab validate``
+catches an unknown environment or task id before anything runs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from reliability_lab.errors import ConfigError
+from reliability_lab.experiment.config import ExperimentConfig
+from reliability_lab.experiment.seeds import run_seed
+
+if TYPE_CHECKING:
+    from reliability_lab.agents import RunSpec
+
+__all__ = ["RunKey", "build_plan", "check_models", "resolve_tasks", "run_key"]
+
+#: (agent, task_id, condition, variant, run) — the identity of a run (run-table key columns).
+RunKey = tuple[str, str, str, str, int]
+
+
+def run_key(agent: str, task_id: str, condition: str, variant: str, run: int) -> RunKey:
+    """The identity tuple of a run."""
+    return (agent, task_id, condition, variant, int(run))
+
+
+def resolve_tasks(config: ExperimentConfig, *, source: str = "config") -> list[str]:
+    """Task ids selected by ``config.environment``, in the environment's order.
+
+    Raises
+    ------
+    ConfigError
+        Unknown environment (lists the registered ones) or unknown task ids.
+    """
+    from reliability_lab.envs import get_environment, list_environments
+
+    env_cfg = config.environment
+    try:
+        env = get_environment(env_cfg.name)
+    except KeyError:
+        known = ", ".join(list_environments())
+        raise ConfigError(
+            f"{source}: environment.name: unknown environment {env_cfg.name!r}; registered: {known}"
+        ) from None
+    available = [t.task_id for t in env.tasks()]
+    if env_cfg.tasks == "all":
+        selected = available
+    else:
+        known_ids = set(available)
+        for i, task_id in enumerate(env_cfg.tasks):
+            if task_id not in known_ids:
+                shown = ", ".join(available[:10]) + (" ..." if len(available) > 10 else "")
+                raise ConfigError(
+                    f"{source}: environment.tasks[{i}]: unknown task {task_id!r} in "
+                    f"environment {env_cfg.name!r}; valid ids: {shown}"
+                )
+        wanted = set(env_cfg.tasks)
+        selected = [t for t in available if t in wanted]
+    if env_cfg.limit is not None:
+        selected = selected[: env_cfg.limit]
+    if not selected:
+        raise ConfigError(f"{source}: environment: no tasks selected")
+    return selected
+
+
+def check_models(config: ExperimentConfig, *, source: str = "config") -> None:
+    """Reject ``sim/<profile>`` model strings naming no registered simulated profile.
+
+    Other model strings are litellm's to resolve at call time (a wrong one is recorded as
+    each run's ``infrastructure:`` error).
+
+    Raises
+    ------
+    ConfigError
+        Names the agent's field path and lists the registered profiles.
+    """
+    from reliability_lab.sim import PROFILES
+
+    for index, agent in enumerate(config.agents):
+        if agent.model.startswith("sim/"):
+            profile = agent.model.removeprefix("sim/")
+            if profile not in PROFILES:
+                raise ConfigError(
+                    f"{source}: agents[{index}].model: unknown simulated profile {profile!r} "
+                    f"(got {agent.model!r}); available: "
+                    + ", ".join(f"sim/{name}" for name in sorted(PROFILES))
+                )
+
+
+def build_plan(
+    config: ExperimentConfig, tasks: list[str] | None = None, *, source: str = "config"
+) -> list[RunSpec]:
+    """Every run of the experiment as a :class:`~reliability_lab.agents.RunSpec`.
+
+    Ordered run index first (all of run 0, then run 1, ...) so an interrupted experiment holds
+    complete early repetitions. Each spec carries its seed from :func:`run_seed`.
+    """
+    from reliability_lab.agents import RunSpec
+
+    check_models(config, source=source)
+    task_ids = tasks if tasks is not None else resolve_tasks(config, source=source)
+    specs: list[RunSpec] = []
+    for run in range(config.runs):
+        for index, agent in enumerate(config.agents):
+            for condition in config.conditions:
+                for variant in condition.resolved_variants():
+                    for task_id in task_ids:
+                        seed = run_seed(
+                            config.seed,
+                            agent=agent.label,
+                            task_id=task_id,
+                            condition=condition.name,
+                            variant=variant,
+                            run=run,
+                        )
+                        try:
+                            spec = RunSpec(
+                                agent=agent.label,
+                                model=agent.model,
+                                params=dict(agent.params),
+                                environment=config.environment.name,
+                                task_id=task_id,
+                                run=run,
+                                seed=seed,
+                                condition=condition.name,
+                                variant=variant,
+                                max_steps=config.agent_max_steps(agent),
+                                elicit_confidence=agent.elicit_confidence,
+                                pass_threshold=agent.pass_threshold,
+                            )
+                        except ValueError as exc:
+                            raise ConfigError(f"{source}: agents[{index}]: {exc}") from None
+                        specs.append(spec)
+    return specs

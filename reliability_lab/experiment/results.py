@@ -1,0 +1,84 @@
+"""Read a results directory back into the run table (SPEC §1)."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from reliability_lab.errors import RunTableError
+from reliability_lab.experiment.store import RESULTS_FILE, read_result_lines
+from reliability_lab.runtable import RESOURCE_COLUMNS, RUN_TABLE_COLUMNS, validate_run_table
+
+__all__ = ["EXTRA_COLUMNS", "RESULT_SCHEMA_VERSION", "load_results", "records_to_run_table"]
+
+#: Result-record schema version this reader understands.
+RESULT_SCHEMA_VERSION = 1
+#: Per-run fields kept as extra run-table columns after the SPEC §1 columns.
+EXTRA_COLUMNS = ("seed", "model", "simulated", "prompt_tokens", "completion_tokens")
+_FLOAT_COLUMNS = ("score", "confidence", *RESOURCE_COLUMNS, "prompt_tokens", "completion_tokens")
+
+
+def _row(record: Mapping[str, Any], number: int, source: str) -> dict[str, Any]:
+    version = record.get("schema_version")
+    if version != RESULT_SCHEMA_VERSION:
+        raise RunTableError(
+            f"{source}: line {number}: schema_version {version!r} is not supported "
+            f"(this version reads {RESULT_SCHEMA_VERSION})"
+        )
+    row = {col: record[col] for col in (*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS) if col in record}
+    for col in _FLOAT_COLUMNS:  # JSON null is how NaN ("not recorded") is stored
+        if col in row and row[col] is None:
+            row[col] = math.nan
+    return row
+
+
+def records_to_run_table(
+    records: Iterable[Mapping[str, Any]], *, source: str = "results"
+) -> pd.DataFrame:
+    """Validated run table from result records (the lines of ``results.jsonl``).
+
+    Raises
+    ------
+    RunTableError
+        An unsupported ``schema_version`` or any SPEC §1 violation (via
+        :func:`~reliability_lab.runtable.validate_run_table`), naming ``source``.
+    """
+    rows = [_row(rec, i, source) for i, rec in enumerate(records, start=1)]
+    if not rows:
+        columns = [*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS]
+        return validate_run_table(pd.DataFrame(columns=columns), source=source)
+    return validate_run_table(pd.DataFrame.from_records(rows), source=source)
+
+
+def load_results(directory: str | os.PathLike[str]) -> pd.DataFrame:
+    """Load an experiment's ``results.jsonl`` as a validated run table.
+
+    Parameters
+    ----------
+    directory : path-like
+        A results directory written by ``reliability-lab run`` (or the ``results.jsonl`` file
+        itself).
+
+    Returns
+    -------
+    DataFrame
+        One row per finished run: the SPEC §1 columns, then ``seed``, ``model``,
+        ``simulated``, ``prompt_tokens``, ``completion_tokens``. An incomplete last line left by
+        an interrupted run is ignored with a warning (the file is not modified).
+
+    Raises
+    ------
+    RunTableError
+        Missing file, a damaged line other than the last, or invalid records.
+    """
+    path = Path(directory)
+    if path.is_dir():
+        path = path / RESULTS_FILE
+    if not path.exists():
+        raise RunTableError(f"{path}: file not found (not a results directory?)")
+    return records_to_run_table(read_result_lines(path, repair=False), source=str(path))

@@ -1,0 +1,301 @@
+"""Run an experiment: every planned run once, concurrently, durably, resumably.
+
+:func:`run_experiment` expands the config into runs (:mod:`.plan`), skips those already in the
+output directory's ``results.jsonl`` (resume), executes the rest with bounded concurrency through
+one shared :class:`~reliability_lab.llm.LLMClient` (response cache in ``<output>/cache``), appends
+each finished run to ``results.jsonl`` as soon as it finishes, and finally writes the summary
+files (:mod:`.summary`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tqdm.auto import tqdm
+
+from reliability_lab.errors import ConfigError
+from reliability_lab.experiment.config import ExperimentConfig, load_config, parse_config
+from reliability_lab.experiment.plan import RunKey, build_plan, resolve_tasks, run_key
+from reliability_lab.experiment.store import (
+    HEADER_FILE,
+    RESULTS_FILE,
+    ResultsWriter,
+    check_resumable,
+    make_header,
+    read_header,
+    read_result_lines,
+    write_header,
+)
+from reliability_lab.experiment.summary import ExperimentSummary, summarize_directory
+
+if TYPE_CHECKING:
+    from reliability_lab.agents import RunResult, RunSpec
+    from reliability_lab.llm import LLMClient
+
+__all__ = ["ExperimentError", "ExperimentOutcome", "arun_experiment", "run_experiment"]
+
+ExecuteFn = Callable[["RunSpec", "LLMClient"], Awaitable["RunResult"]]
+CACHE_DIR = "cache"
+
+
+class ExperimentError(RuntimeError):
+    """Runs raised unexpected exceptions (harness bugs); they were not recorded."""
+
+
+@dataclass(frozen=True)
+class ExperimentOutcome:
+    """What :func:`run_experiment` did and the resulting summary."""
+
+    output_dir: Path
+    """The results directory."""
+    n_planned: int
+    """Runs in the plan (agents × tasks × conditions × variants × K)."""
+    n_previous: int
+    """Runs already present before this call (resumed)."""
+    n_executed: int
+    """Runs executed and recorded by this call."""
+    summary: ExperimentSummary
+    """Run table, reliability report, gate results and file contents."""
+
+    @property
+    def passed(self) -> bool:
+        """Whether every gate passed."""
+        return self.summary.passed
+
+
+def _key_of(record: dict[str, Any]) -> RunKey:
+    return run_key(
+        str(record.get("agent")),
+        str(record.get("task_id")),
+        str(record.get("condition", "baseline")),
+        str(record.get("variant", "")),
+        int(record.get("run", -1)),
+    )
+
+
+def _prepare_directory(
+    config: ExperimentConfig, tasks: list[str], planned: set[RunKey]
+) -> tuple[Path, set[RunKey]]:
+    """Create or validate the output directory; return it and the keys already done."""
+    out = config.output_dir()
+    header_path = out / HEADER_FILE
+    results_path = out / RESULTS_FILE
+    previous = None
+    done: set[RunKey] = set()
+    if header_path.exists():
+        previous = read_header(out)
+        check_resumable(out, previous, config, tasks)
+        for number, record in enumerate(read_result_lines(results_path, repair=True), start=1):
+            key = _key_of(record)
+            if key in done:
+                raise ConfigError(f"{results_path}: line {number}: run {key} appears twice")
+            if key not in planned:
+                raise ConfigError(
+                    f"{out}: holds run {key}, which this config does not plan (K={config.runs}); "
+                    "use the original number of runs or another output directory"
+                )
+            done.add(key)
+    elif results_path.exists() and results_path.stat().st_size > 0:
+        raise ConfigError(
+            f"{out}: has {RESULTS_FILE} but no {HEADER_FILE}; refusing to mix results of an "
+            "unknown configuration. Use another output directory."
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    write_header(out, make_header(config, tasks, previous=previous))
+    return out, done
+
+
+def _make_client(config: ExperimentConfig, out: Path) -> LLMClient:
+    from reliability_lab.llm import LLMClient
+
+    return LLMClient(
+        cache_dir=out / CACHE_DIR if config.cache else None,
+        max_retries=config.llm.max_retries,
+        backoff_base_s=config.llm.backoff_base_s,
+        backoff_max_s=config.llm.backoff_max_s,
+        timeout_s=config.llm.timeout_s,
+    )
+
+
+def _record_of(result: RunResult) -> dict[str, Any]:
+    record: dict[str, Any] = result.model_dump(mode="json")
+    return record
+
+
+async def _execute_all(
+    pending: list[RunSpec],
+    *,
+    llm: LLMClient,
+    execute: ExecuteFn,
+    writer: ResultsWriter,
+    max_concurrent: int,
+    bar: Any,
+) -> list[tuple[RunKey, BaseException]]:
+    semaphore = asyncio.Semaphore(max_concurrent)
+    written: set[RunKey] = set()
+    failures: list[tuple[RunKey, BaseException]] = []
+
+    async def one(spec: RunSpec) -> None:
+        key = run_key(spec.agent, spec.task_id, spec.condition, spec.variant, spec.run)
+        async with semaphore:
+            try:
+                result = await execute(spec, llm)
+            except Exception as exc:  # a harness bug: report, never record as a result
+                failures.append((key, exc))
+                return
+        got = run_key(result.agent, result.task_id, result.condition, result.variant, result.run)
+        if got != key:
+            failures.append((key, RuntimeError(f"execute returned the result of run {got}")))
+            return
+        if key in written:  # cannot happen with a deduplicated plan; guard exactly-once anyway
+            raise RuntimeError(f"run {key} finished twice")
+        written.add(key)
+        await asyncio.to_thread(writer.append, _record_of(result))
+        bar.update(1)
+
+    await asyncio.gather(*(one(spec) for spec in pending))
+    return failures
+
+
+async def arun_experiment(
+    config: ExperimentConfig,
+    *,
+    source: str = "config",
+    progress: bool = True,
+    execute: ExecuteFn | None = None,
+) -> ExperimentOutcome:
+    """Async form of :func:`run_experiment` (for code already inside an event loop)."""
+    if execute is None:
+        from reliability_lab.agents import execute_run
+
+        execute = execute_run
+    tasks = resolve_tasks(config, source=source)
+    plan = build_plan(config, tasks, source=source)
+    keys = [run_key(s.agent, s.task_id, s.condition, s.variant, s.run) for s in plan]
+    out, done = _prepare_directory(config, tasks, set(keys))
+    pending = [spec for spec, key in zip(plan, keys, strict=True) if key not in done]
+    llm = _make_client(config, out)
+    bar = tqdm(
+        total=len(plan),
+        initial=len(done),
+        desc=f"Running {config.name}",
+        unit="run",
+        disable=not progress,
+        file=sys.stderr,
+        dynamic_ncols=True,
+    )
+    try:
+        with ResultsWriter(out / RESULTS_FILE) as writer:
+            failures = await _execute_all(
+                pending,
+                llm=llm,
+                execute=execute,
+                writer=writer,
+                max_concurrent=config.max_concurrent,
+                bar=bar,
+            )
+    finally:
+        bar.close()
+    if failures:
+        key, exc = failures[0]
+        raise ExperimentError(
+            f"{len(failures)} run(s) raised an unexpected exception and were not recorded "
+            f"(first: run {key}: {type(exc).__name__}: {exc}). Finished runs are saved in "
+            f"{out / RESULTS_FILE}; rerun the same command to retry the missing ones."
+        ) from exc
+    summary = summarize_directory(out)
+    return ExperimentOutcome(
+        output_dir=out,
+        n_planned=len(plan),
+        n_previous=len(done),
+        n_executed=len(pending),
+        summary=summary,
+    )
+
+
+def run_experiment(
+    config: ExperimentConfig | str | os.PathLike[str],
+    *,
+    output: str | os.PathLike[str] | None = None,
+    runs: int | None = None,
+    seed: int | None = None,
+    max_concurrent: int | None = None,
+    progress: bool = True,
+    execute: ExecuteFn | None = None,
+) -> ExperimentOutcome:
+    """Run (or resume) an experiment and write its results directory.
+
+    Parameters
+    ----------
+    config : ExperimentConfig or path
+        A validated config or the path of a YAML config file.
+    output, runs, seed, max_concurrent : optional
+        Override the config's ``output``, ``runs`` (K), ``seed`` and ``max_concurrent``.
+    progress : bool
+        Show a progress bar (``tqdm.auto``: terminal or Jupyter widget).
+    execute : callable, optional
+        ``async execute(spec, llm) -> RunResult``; default
+        :func:`reliability_lab.agents.execute_run`.
+
+    Returns
+    -------
+    ExperimentOutcome
+        Counts, the output directory and the summary (run table, report, gates).
+
+    Raises
+    ------
+    ConfigError
+        Invalid config, unknown environment/task, or an output directory holding results of
+        different settings.
+    ExperimentError
+        Some runs raised unexpected exceptions (they are not recorded; rerun to retry).
+
+    Notes
+    -----
+    Works inside Jupyter (a running event loop): the experiment then runs on a worker thread.
+    """
+    overrides = {
+        "output": str(output) if output is not None else None,
+        "runs": runs,
+        "seed": seed,
+        "max_concurrent": max_concurrent,
+    }
+    if isinstance(config, ExperimentConfig):
+        source = "config"
+        cfg = parse_config(config.model_dump(), source=source, overrides=overrides)
+    else:
+        source = str(config)
+        cfg = load_config(config, overrides=overrides)
+    coro_factory = lambda: arun_experiment(  # noqa: E731
+        cfg, source=source, progress=progress, execute=execute
+    )
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro_factory())
+    return _run_in_thread(coro_factory)
+
+
+def _run_in_thread(factory: Callable[[], Awaitable[ExperimentOutcome]]) -> ExperimentOutcome:
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(factory())  # type: ignore[arg-type]
+        except BaseException as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="reliability-lab-experiment")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    outcome: ExperimentOutcome = box["value"]
+    return outcome

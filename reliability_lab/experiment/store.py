@@ -1,0 +1,313 @@
+"""The results directory on disk: ``header.json`` and the append-only ``results.jsonl``.
+
+Crash safety: each finished run is one line written with a single ``write`` on a file opened
+with ``O_APPEND``, then flushed to disk (``fsync``) before the run counts as done. A process
+killed at any moment leaves at most one incomplete *last* line; :func:`read_result_lines` with
+``repair=True`` cuts it off (that run is simply executed again on resume). A damaged line in the
+middle of the file cannot come from an interrupted append and is reported as an error instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import warnings
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from reliability_lab.errors import ConfigError, RunTableError
+from reliability_lab.experiment._jsonio import dumps, redact, write_json_atomic
+from reliability_lab.experiment.config import ExperimentConfig
+
+__all__ = [
+    "HEADER_FILE",
+    "RESULTS_FILE",
+    "HeaderRecord",
+    "ResultsWriter",
+    "check_resumable",
+    "is_simulated_model",
+    "make_header",
+    "read_header",
+    "read_result_lines",
+    "result_affecting_settings",
+]
+
+HEADER_FILE = "header.json"
+RESULTS_FILE = "results.jsonl"
+HEADER_SCHEMA_VERSION = 1
+
+
+class HeaderRecord(BaseModel):
+    """Contents of ``header.json``: what ran, with which settings (never a secret)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = HEADER_SCHEMA_VERSION
+    """Version of this record's layout."""
+    suite_name: str
+    """The experiment's ``name``."""
+    timestamp: str
+    """When the directory was first created (ISO 8601, UTC)."""
+    updated: str
+    """When the header was last written (a resume updates it)."""
+    version: str
+    """reliability_lab package version that wrote the results."""
+    profile: str
+    """Metric profile of the reliability report (SPEC §2)."""
+    seed: int
+    """Master seed; per-run seeds are stored on each result line."""
+    models: dict[str, str]
+    """Agent label → litellm model string."""
+    simulated: bool
+    """Whether any agent used the simulated model (``sim/...``)."""
+    tasks: list[str]
+    """Resolved task ids."""
+    config: dict[str, Any]
+    """The resolved configuration (after CLI overrides), secrets redacted."""
+    fingerprint: str = Field(min_length=64, max_length=64)
+    """SHA-256 of the settings that change results (see ``result_affecting_settings``)."""
+
+
+def is_simulated_model(model: str) -> bool:
+    """Whether a model string names the shipped simulated model."""
+    return model.startswith("sim/")
+
+
+def result_affecting_settings(config: ExperimentConfig, tasks: list[str]) -> dict[str, Any]:
+    """The settings that change what a run produces.
+
+    Everything except K (more runs may be added), concurrency, output, cache, gates, LLM
+    retry/timeout settings and report settings.
+    """
+    return {
+        "version": config.version,
+        "seed": config.seed,
+        "max_steps": config.max_steps,
+        "environment": config.environment.name,
+        "tasks": list(tasks),
+        "conditions": {c.name: list(c.resolved_variants()) for c in config.conditions},
+        "agents": {
+            a.label: {
+                "model": a.model,
+                "params": redact(a.params),
+                "elicit_confidence": a.elicit_confidence,
+                "pass_threshold": a.pass_threshold,
+                "max_steps": config.agent_max_steps(a),
+            }
+            for a in config.agents
+        },
+    }
+
+
+def _fingerprint(settings: Mapping[str, Any]) -> str:
+    text = json.dumps(settings, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def make_header(
+    config: ExperimentConfig, tasks: list[str], *, previous: HeaderRecord | None = None
+) -> HeaderRecord:
+    """Build the header for ``config`` (keeping the creation time of ``previous``)."""
+    import reliability_lab
+
+    now = _now()
+    return HeaderRecord(
+        suite_name=config.name,
+        timestamp=previous.timestamp if previous is not None else now,
+        updated=now,
+        version=reliability_lab.__version__,
+        profile=config.profile,
+        seed=config.seed,
+        models={a.label: a.model for a in config.agents},
+        simulated=any(is_simulated_model(a.model) for a in config.agents),
+        tasks=list(tasks),
+        config=redact(config.model_dump(mode="json")),
+        fingerprint=_fingerprint(result_affecting_settings(config, tasks)),
+    )
+
+
+def write_header(directory: Path, header: HeaderRecord) -> None:
+    """Write ``header.json`` atomically."""
+    write_json_atomic(directory / HEADER_FILE, header.model_dump(mode="json"))
+
+
+def read_header(directory: str | os.PathLike[str]) -> HeaderRecord:
+    """Read and validate ``header.json``.
+
+    Raises
+    ------
+    RunTableError
+        The file is missing, not JSON, or not a header record.
+    """
+    path = Path(directory) / HEADER_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RunTableError(f"{path}: file not found (not a results directory?)") from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise RunTableError(f"{path}: cannot read header: {exc}") from None
+    try:
+        return HeaderRecord.model_validate(data)
+    except Exception as exc:  # pydantic.ValidationError
+        raise RunTableError(f"{path}: invalid header: {exc}") from None
+
+
+def _diff(old: Any, new: Any, path: str, out: list[str]) -> None:
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        for key in sorted(set(old) | set(new), key=str):
+            sub = f"{path}.{key}" if path else str(key)
+            if key not in old:
+                out.append(f"{sub}: added")
+            elif key not in new:
+                out.append(f"{sub}: removed")
+            else:
+                _diff(old[key], new[key], sub, out)
+    elif old != new:
+        out.append(
+            f"{path}: {json.dumps(old, default=str)[:60]} -> {json.dumps(new, default=str)[:60]}"
+        )
+
+
+def check_resumable(
+    directory: Path, old: HeaderRecord, config: ExperimentConfig, tasks: list[str]
+) -> None:
+    """Refuse to resume into ``directory`` if its results came from different settings.
+
+    Raises
+    ------
+    ConfigError
+        Lists every result-changing difference (seed, models, params, tasks, ...).
+    """
+    new_settings = result_affecting_settings(config, tasks)
+    if old.fingerprint == _fingerprint(new_settings):
+        return
+    diffs: list[str] = []
+    try:
+        old_cfg = ExperimentConfig.model_validate(old.config)
+    except ValueError:  # written by another version; the fingerprint alone decides
+        old_cfg = None
+    if old_cfg is not None:
+        _diff(result_affecting_settings(old_cfg, old.tasks), new_settings, "", diffs)
+    detail = "; ".join(diffs[:8]) if diffs else "settings fingerprint differs"
+    raise ConfigError(
+        f"{directory}: refusing to resume: the results there were produced with different "
+        f"settings ({detail}). Use another output directory (--output) or the original config."
+    )
+
+
+def read_result_lines(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
+    """Parse ``results.jsonl`` into dicts, tolerating an incomplete last line.
+
+    Parameters
+    ----------
+    path : Path
+        The ``results.jsonl`` file; a missing file means no results yet.
+    repair : bool
+        Truncate the file after the last complete line when the last line is incomplete
+        (used by the runner before resuming); otherwise only ignore it with a warning.
+
+    Raises
+    ------
+    RunTableError
+        A line other than the last is not a JSON object (file and line number named).
+    """
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    records: list[dict[str, Any]] = []
+    offset = 0
+    lines = data.split(b"\n")
+    for number, raw in enumerate(lines, start=1):
+        is_last = number == len(lines)
+        if is_last and raw == b"":
+            break
+        end = offset + len(raw) + (0 if is_last else 1)
+        try:
+            obj = json.loads(raw)
+            if not isinstance(obj, dict):
+                raise ValueError("not a JSON object")
+        except ValueError as exc:
+            if is_last:
+                _drop_tail(path, offset, number, repair)
+                break
+            raise RunTableError(
+                f"{path}: line {number}: not a valid result record ({exc})"
+            ) from None
+        if is_last:  # complete JSON but the newline never made it to disk
+            if repair:
+                with path.open("ab") as fh:
+                    fh.write(b"\n")
+                    fh.flush()
+                    os.fsync(fh.fileno())
+        records.append(obj)
+        offset = end
+    return records
+
+
+def _drop_tail(path: Path, offset: int, number: int, repair: bool) -> None:
+    if repair:
+        with path.open("r+b") as fh:
+            fh.truncate(offset)
+            fh.flush()
+            os.fsync(fh.fileno())
+        warnings.warn(
+            f"{path}: removed an incomplete last line (line {number}) left by an interrupted "
+            "run; that run will be executed again",
+            stacklevel=3,
+        )
+    else:
+        warnings.warn(
+            f"{path}: ignoring an incomplete last line (line {number}) left by an interrupted run",
+            stacklevel=3,
+        )
+
+
+class ResultsWriter:
+    """Appends one JSON line per finished run to ``results.jsonl``, durably."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        # appends may come from worker threads; close() waits for an append in progress
+        self._lock = threading.Lock()
+
+    def append(self, record: Mapping[str, Any]) -> None:
+        """Write ``record`` as one NaN-safe JSON line and fsync it (thread-safe).
+
+        Raises
+        ------
+        ValueError
+            The writer is closed (the run is then not recorded and runs again on resume).
+        """
+        line = (dumps(record) + "\n").encode("utf-8")
+        with self._lock:
+            if self._fd < 0:
+                raise ValueError(f"{self.path}: writer is closed")
+            written = 0
+            while written < len(line):
+                written += os.write(self._fd, line[written:])
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        """Close the file once no append is in progress."""
+        with self._lock:
+            if self._fd >= 0:
+                os.close(self._fd)
+                self._fd = -1
+
+    def __enter__(self) -> ResultsWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

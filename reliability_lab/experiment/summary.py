@@ -1,0 +1,344 @@
+"""Summary files of a results directory (SPEC §4, letta-evals layout).
+
+From ``header.json`` + ``results.jsonl`` this writes:
+
+- ``summary.json`` — letta-style score metrics (overall and per agent), the per-agent
+  reliability report with confidence intervals, and the gate results;
+- ``run_1/ … run_K/`` — ``header.json``, ``results.jsonl`` and ``summary.json`` restricted to one
+  repetition index;
+- ``aggregate_stats.json`` — mean and standard deviation (``ddof=1``) across repetition indices.
+
+Everything is recomputed from ``results.jsonl``, so ``reliability-lab report DIR`` reproduces it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+
+from reliability_lab.errors import RunTableError, UndefinedMetricWarning
+from reliability_lab.experiment._jsonio import dumps, write_json_atomic
+from reliability_lab.experiment.config import ExperimentConfig
+from reliability_lab.experiment.gates import SCORE_METRICS, GateConfig, GateResult, evaluate_gates
+from reliability_lab.experiment.results import records_to_run_table
+from reliability_lab.experiment.store import (
+    RESULTS_FILE,
+    HeaderRecord,
+    read_header,
+    read_result_lines,
+)
+from reliability_lab.runtable import is_infrastructure_error
+
+__all__ = [
+    "SIMULATED_NOTICE",
+    "ExperimentSummary",
+    "score_metrics",
+    "summarize_directory",
+]
+
+SUMMARY_SCHEMA_VERSION = 1
+SIMULATED_NOTICE = (
+    "SIMULATED MODEL: results of agents using 'sim/...' come from reliability_lab's simulated "
+    "model, not a real LLM; they demonstrate the toolkit, not any model's reliability."
+)
+
+
+@dataclass(frozen=True)
+class ExperimentSummary:
+    """Everything computed from a results directory."""
+
+    directory: Path
+    """The results directory."""
+    header: HeaderRecord
+    """Its ``header.json``."""
+    runs: pd.DataFrame
+    """The validated run table."""
+    report: pd.DataFrame
+    """Per-agent reliability report (index: agent) with ``_lo``/``_hi`` columns."""
+    metrics: dict[str, Any]
+    """letta-style score metrics, overall and ``per_model``."""
+    gates: list[GateResult]
+    """Gate results (one per gate and agent)."""
+    content: dict[str, Any]
+    """The ``summary.json`` content."""
+
+    @property
+    def passed(self) -> bool:
+        """Whether every gate passed (true when there are no gates)."""
+        return all(g.passed for g in self.gates)
+
+    @property
+    def simulated(self) -> bool:
+        """Whether any agent used the simulated model."""
+        return self.header.simulated
+
+
+def score_metrics(runs: pd.DataFrame) -> dict[str, Any]:
+    """letta-evals style metrics of a set of runs.
+
+    ``total`` counts every run; ``total_attempted`` excludes infrastructure errors (SPEC §1).
+    ``avg_score_attempted`` is the mean score over attempted runs (an attempted run without a
+    score counts 0); ``avg_score_total`` divides the same sum by ``total`` (errors count 0,
+    as in letta-evals). ``accuracy`` = passed / attempted. All rates are on the 0–1 scale.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"score": [1.0, 0.5, float("nan")], "success": [True, False, False],
+    ...                    "error": [None, None, "infrastructure: timeout: x"],
+    ...                    "cost_usd": [0.1, 0.2, float("nan")]})
+    >>> m = score_metrics(df)
+    >>> m["total"], m["total_attempted"], m["avg_score_attempted"], m["avg_score_total"]
+    (3, 2, 0.75, 0.5)
+    >>> m["accuracy"], m["n_infra_errors"]
+    (0.5, 1)
+    """
+    infra = is_infrastructure_error(runs["error"])
+    attempted = runs.loc[~infra]
+    total, n_att = len(runs), len(attempted)
+    score_sum = float(attempted["score"].fillna(0.0).sum())
+    passed = int(attempted["success"].sum())
+    cost = runs["cost_usd"] if "cost_usd" in runs else pd.Series(dtype=float)
+    known_cost = cost.dropna()
+
+    def token_sum(col: str) -> int | None:
+        if col not in runs:
+            return None
+        values = runs[col].dropna()
+        return int(values.sum()) if len(values) else None
+
+    return {
+        "total": total,
+        "total_attempted": n_att,
+        "n_infra_errors": int(infra.sum()),
+        "avg_score_attempted": score_sum / n_att if n_att else math.nan,
+        "avg_score_total": score_sum / total if total else math.nan,
+        "accuracy": passed / n_att if n_att else math.nan,
+        "passed_attempts": passed,
+        "failed_attempts": n_att - passed,
+        "cost": {
+            "total_cost": float(known_cost.sum()) if len(known_cost) else None,
+            "runs_with_unknown_cost": int(cost.isna().sum()),
+            "total_prompt_tokens": token_sum("prompt_tokens"),
+            "total_completion_tokens": token_sum("completion_tokens"),
+        },
+    }
+
+
+def _per_agent_metrics(runs: pd.DataFrame, models: Mapping[str, str]) -> list[dict[str, Any]]:
+    out = []
+    for agent, group in runs.groupby("agent", sort=False):
+        entry = {"agent": agent, "model_name": models.get(str(agent), "")}
+        entry.update(score_metrics(group))
+        out.append(entry)
+    return out
+
+
+def _gate_inputs(
+    per_agent: list[dict[str, Any]], report: pd.DataFrame | None
+) -> dict[str, dict[str, Any]]:
+    inputs: dict[str, dict[str, Any]] = {}
+    for entry in per_agent:
+        agent = entry["agent"]
+        values: dict[str, Any] = {}
+        if report is not None and agent in report.index:
+            values.update({str(k): v for k, v in report.loc[agent].items()})
+        values["avg_score"] = entry["avg_score_attempted"]
+        values["avg_score_attempted"] = entry["avg_score_attempted"]
+        values["avg_score_total"] = entry["avg_score_total"]
+        values.setdefault("accuracy", entry["accuracy"])
+        values["n_attempted"] = entry["total_attempted"]
+        inputs[agent] = values
+    return inputs
+
+
+def _reliability(runs: pd.DataFrame, config: ExperimentConfig) -> tuple[pd.DataFrame, list[str]]:
+    """The reliability report and the texts of its UndefinedMetricWarnings.
+
+    Undefined metrics (e.g. R_fault without a ``fault`` condition) are NaN in the report and
+    their reasons are kept in ``summary.json`` under ``undefined_metrics`` instead of being
+    printed as warnings on every run.
+    """
+    from reliability_lab.report import reliability_report
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UndefinedMetricWarning)
+        report = reliability_report(
+            runs,
+            profile=config.profile,
+            n_boot=config.report.n_boot,
+            confidence_level=config.report.confidence_level,
+            seed=config.seed,
+        )
+    notes = []
+    for w in caught:
+        if issubclass(w.category, UndefinedMetricWarning):
+            notes.append(str(w.message))
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return report, list(dict.fromkeys(notes))
+
+
+def _report_dict(report: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    return {str(agent): {str(k): v for k, v in row.items()} for agent, row in report.iterrows()}
+
+
+def _run_index_metrics(
+    runs: pd.DataFrame, gates: list[GateConfig], models: Mapping[str, str]
+) -> list[dict[str, Any]]:
+    """Per repetition index: score metrics overall and per agent, gates on score metrics."""
+    per_run_gates = [g for g in gates if g.metric in (*SCORE_METRICS, "accuracy")]
+    out = []
+    for run, group in runs.groupby("run", sort=True):
+        per_agent = _per_agent_metrics(group, models)
+        entry: dict[str, Any] = {"run": int(cast(int, run)) + 1, **score_metrics(group)}
+        entry["per_model"] = per_agent
+        if per_run_gates:
+            results = evaluate_gates(per_run_gates, _gate_inputs(per_agent, None))
+            entry["gates"] = [g.to_dict() for g in results]
+            entry["gates_passed"] = all(g.passed for g in results)
+        out.append(entry)
+    return out
+
+
+def _std(values: list[float]) -> float:
+    arr = np.asarray(values, dtype=float)
+    arr = arr[~np.isnan(arr)]
+    return float(np.std(arr, ddof=1)) if arr.size >= 2 else math.nan
+
+
+def _mean(values: list[float]) -> float:
+    arr = np.asarray(values, dtype=float)
+    arr = arr[~np.isnan(arr)]
+    return float(arr.mean()) if arr.size else math.nan
+
+
+_AGG_KEYS = ("avg_score_attempted", "avg_score_total", "accuracy")
+
+
+def _aggregate_stats(per_run: list[dict[str, Any]], gates: list[GateConfig]) -> dict[str, Any]:
+    evaluable = all(g.metric in (*SCORE_METRICS, "accuracy") for g in gates)
+    agents = sorted({e["agent"] for r in per_run for e in r["per_model"]})
+    per_agent: dict[str, Any] = {}
+    for agent in agents:
+        rows = [e for r in per_run for e in r["per_model"] if e["agent"] == agent]
+        per_agent[agent] = {
+            "num_runs": len(rows),
+            "mean_scores": {k: _mean([e[k] for e in rows]) for k in _AGG_KEYS},
+            "std_scores": {k: _std([e[k] for e in rows]) for k in _AGG_KEYS},
+        }
+    stats: dict[str, Any] = {
+        "num_runs": len(per_run),
+        "runs_passed": (
+            sum(bool(r.get("gates_passed", True)) for r in per_run) if evaluable else None
+        ),
+        "mean_avg_score_attempted": _mean([r["avg_score_attempted"] for r in per_run]),
+        "std_avg_score_attempted": _std([r["avg_score_attempted"] for r in per_run]),
+        "mean_avg_score_total": _mean([r["avg_score_total"] for r in per_run]),
+        "std_avg_score_total": _std([r["avg_score_total"] for r in per_run]),
+        "mean_scores": {"accuracy": _mean([r["accuracy"] for r in per_run])},
+        "std_scores": {"accuracy": _std([r["accuracy"] for r in per_run])},
+        "per_agent": per_agent,
+        "individual_run_metrics": per_run,
+    }
+    if not evaluable:
+        stats["runs_passed_note"] = (
+            "null: some gates use multi-run metrics (consistency, predictability, ...) that "
+            "are undefined on a single repetition; the suite's gate result is in summary.json"
+        )
+    return stats
+
+
+def _write_run_dirs(
+    directory: Path,
+    header: HeaderRecord,
+    records: list[dict[str, Any]],
+    per_run: list[dict[str, Any]],
+) -> None:
+    by_run: dict[int, list[dict[str, Any]]] = {}
+    for record in records:
+        by_run.setdefault(int(record["run"]), []).append(record)
+    for entry in per_run:
+        k = int(entry["run"])
+        run_dir = directory / f"run_{k}"
+        run_dir.mkdir(exist_ok=True)
+        run_header = header.model_dump(mode="json")
+        run_header["run_index"] = k
+        write_json_atomic(run_dir / "header.json", run_header)
+        lines = [dumps(r) for r in by_run.get(k - 1, [])]
+        tmp = run_dir / f".{RESULTS_FILE}.tmp"
+        tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        tmp.replace(run_dir / RESULTS_FILE)
+        write_json_atomic(
+            run_dir / "summary.json",
+            {"schema_version": SUMMARY_SCHEMA_VERSION, "suite": header.suite_name, **entry},
+        )
+
+
+def summarize_directory(directory: str | Path) -> ExperimentSummary:
+    """Recompute and write ``summary.json``, ``run_k/`` and ``aggregate_stats.json``.
+
+    Parameters
+    ----------
+    directory : path-like
+        A results directory with ``header.json`` and ``results.jsonl``.
+
+    Returns
+    -------
+    ExperimentSummary
+
+    Raises
+    ------
+    RunTableError
+        Missing/invalid header or results.
+    """
+    out = Path(directory)
+    header = read_header(out)
+    config = ExperimentConfig.model_validate(header.config)
+    records = read_result_lines(out / RESULTS_FILE, repair=False)
+    runs = records_to_run_table(records, source=str(out / RESULTS_FILE))
+    if runs.empty:
+        raise RunTableError(f"{out / RESULTS_FILE}: no finished runs yet; nothing to summarise")
+    report, undefined = _reliability(runs, config)
+    per_agent = _per_agent_metrics(runs, header.models)
+    metrics = {**score_metrics(runs), "per_model": per_agent}
+    gate_results = evaluate_gates(list(config.gates), _gate_inputs(per_agent, report))
+    content: dict[str, Any] = {
+        "schema_version": SUMMARY_SCHEMA_VERSION,
+        "suite": header.suite_name,
+        "simulated": header.simulated,
+        **({"notice": SIMULATED_NOTICE} if header.simulated else {}),
+        "profile": config.profile,
+        "config": header.config,
+        "metrics": metrics,
+        "reliability": {
+            "profile": config.profile,
+            "n_boot": config.report.n_boot,
+            "confidence_level": config.report.confidence_level,
+            "seed": config.seed,
+            "agents": _report_dict(report),
+        },
+        "undefined_metrics": undefined,
+        "gates": [g.to_dict() for g in gate_results],
+        "gates_passed": all(g.passed for g in gate_results),
+    }
+    per_run = _run_index_metrics(runs, list(config.gates), header.models)
+    _write_run_dirs(out, header, records, per_run)
+    write_json_atomic(out / "aggregate_stats.json", _aggregate_stats(per_run, list(config.gates)))
+    write_json_atomic(out / "summary.json", content)
+    return ExperimentSummary(
+        directory=out,
+        header=header,
+        runs=runs,
+        report=report,
+        metrics=metrics,
+        gates=gate_results,
+        content=json.loads(dumps(content)),
+    )

@@ -1,0 +1,35 @@
+"""Helpers shared by the experiment-runner tests (a uniquely named module, not conftest)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+KEY = ("agent", "task_id", "condition", "variant", "run")
+
+
+def result_lines(directory: Path) -> list[dict[str, Any]]:
+    """Parsed lines of ``results.jsonl`` (every line must be complete JSON)."""
+    text = (directory / "results.jsonl").read_text(encoding="utf-8")
+    assert text == "" or text.endswith("\n")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def run_keys(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """The identity tuple of every record."""
+    return [tuple(r[k] for k in KEY) for r in records]
+
+
+def config_writer(directory: Path) -> Callable[..., Path]:
+    """``write(data, name="exp.yaml") -> path``: write a YAML config under ``directory``."""
+
+    def write(data: dict[str, Any], name: str = "exp.yaml") -> Path:
+        path = directory / name
+        path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+        return path
+
+    return write
