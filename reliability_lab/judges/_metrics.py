@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from reliability_lab.judges import _prompts as prompts
@@ -185,10 +186,27 @@ async def confidence(
     return _result("confidence", verdict.score, verdict.reason, {}, threshold, st)
 
 
-async def _task_and_plan(st: Stages, trace: Trace) -> tuple[str, list[str]]:
-    task = await st.run("extract_task", TaskExtraction, prompts.task_only(trace))
-    plan = await st.run("extract_plan", AgentPlan, prompts.plan(trace))
-    return task.task, [step for step in plan.plan if step.strip()]
+async def _plan_metric(
+    name: str,
+    score_prompt: Callable[[str, list[str], Trace], str],
+    trace: Trace,
+    llm: JudgeLLM,
+    model: str,
+    threshold: float,
+    max_invalid_retries: int,
+    params: dict[str, Any],
+) -> MetricResult:
+    """The shared 3-stage design of the plan metrics: extract task, extract plan, score."""
+    threshold = check_threshold(threshold)
+    st = Stages(name, llm, model, max_invalid_retries=max_invalid_retries, params=params)
+    task = (await st.run("extract_task", TaskExtraction, prompts.task_only(trace))).task
+    plan_out = await st.run("extract_plan", AgentPlan, prompts.plan(trace))
+    plan = [step for step in plan_out.plan if step.strip()]
+    if not plan:
+        fields: dict[str, Any] = {"task": task, "plan": []}
+        return _result(name, 1.0, "No plan found in trace", fields, threshold, st)
+    verdict = await st.run("score", ScoreWithReason, score_prompt(task, plan, trace))
+    return _result(name, verdict.score, verdict.reason, {"task": task, "plan": plan}, threshold, st)
 
 
 async def plan_adherence(
@@ -205,17 +223,16 @@ async def plan_adherence(
     No plan found → 1.0, reason ``"No plan found in trace"`` (no scoring call). Metadata
     ``{task, plan, threshold, success, stages}``.
     """
-    threshold = check_threshold(threshold)
-    st = Stages(
-        "plan_adherence", llm, model, max_invalid_retries=max_invalid_retries, params=params
+    return await _plan_metric(
+        "plan_adherence",
+        prompts.plan_adherence,
+        trace,
+        llm,
+        model,
+        threshold,
+        max_invalid_retries,
+        params,
     )
-    task, plan = await _task_and_plan(st, trace)
-    if not plan:
-        fields: dict[str, Any] = {"task": task, "plan": []}
-        return _result("plan_adherence", 1.0, "No plan found in trace", fields, threshold, st)
-    verdict = await st.run("score", ScoreWithReason, prompts.plan_adherence(task, plan, trace))
-    fields = {"task": task, "plan": plan}
-    return _result("plan_adherence", verdict.score, verdict.reason, fields, threshold, st)
 
 
 async def plan_quality(
@@ -232,12 +249,13 @@ async def plan_quality(
     No plan found → 1.0, reason ``"No plan found in trace"`` (no scoring call). Metadata
     ``{task, plan, threshold, success, stages}``.
     """
-    threshold = check_threshold(threshold)
-    st = Stages("plan_quality", llm, model, max_invalid_retries=max_invalid_retries, params=params)
-    task, plan = await _task_and_plan(st, trace)
-    if not plan:
-        fields: dict[str, Any] = {"task": task, "plan": []}
-        return _result("plan_quality", 1.0, "No plan found in trace", fields, threshold, st)
-    verdict = await st.run("score", ScoreWithReason, prompts.plan_quality(task, plan))
-    fields = {"task": task, "plan": plan}
-    return _result("plan_quality", verdict.score, verdict.reason, fields, threshold, st)
+    return await _plan_metric(
+        "plan_quality",
+        lambda task, plan, _trace: prompts.plan_quality(task, plan),
+        trace,
+        llm,
+        model,
+        threshold,
+        max_invalid_retries,
+        params,
+    )
