@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "SessionEvaluation",
     "aevaluate_session",
+    "asession_metrics_for_results",
     "evaluate_session",
     "session_metrics_for_results",
 ]
@@ -280,7 +281,7 @@ def _record_dict(record: Any, index: int) -> Mapping[str, Any]:
     return record
 
 
-def session_metrics_for_results(
+async def asession_metrics_for_results(
     records: Sequence[Any],
     *,
     judge_model: str = DEFAULT_JUDGE_MODEL,
@@ -289,24 +290,10 @@ def session_metrics_for_results(
     signal_weights: Mapping[str, float] | None = None,
     granularity: Literal["step", "user_turn"] = "step",
 ) -> pd.DataFrame:
-    """Session metrics for experiment runs: one row per run (each run is one session).
+    """Async form of :func:`session_metrics_for_results` (same parameters).
 
-    Parameters
-    ----------
-    records : sequence of dict or RunResult
-        Each with keys agent, task_id, condition, variant, run, trajectory (and optionally
-        ``error``: runs whose error starts with ``"infrastructure:"`` are not evaluated).
-    judge_model, embed, llm, signal_weights
-        As in :func:`evaluate_session`; one client, embedder and judge memo serve all runs.
-    granularity : {"step", "user_turn"}
-        What a trace is (see :func:`reliability_lab.tracing.traces_from_trajectory`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns agent, task_id, condition, variant, run, agent_reliability,
-        agent_consistency, n_traces, n_failed_signals, session_error. A metric that could not
-        be computed is NaN and ``session_error`` says why (None when both were computed).
+    Prefer it inside a running event loop (a Jupyter cell: ``await ...``), so that every
+    LLM call stays on that one loop.
     """
     rows_in = [_record_dict(r, i) for i, r in enumerate(records)]
     _validate_weights(signal_weights)
@@ -344,9 +331,7 @@ def session_metrics_for_results(
             "session_error": "; ".join(ev.errors.values()) or None,
         }
 
-    async def all_runs() -> list[dict[str, Any]]:
-        return list(await asyncio.gather(*(one(r) for r in rows_in)))
-
+    rows = await asyncio.gather(*(one(r) for r in rows_in))
     columns = [
         *_RECORD_KEYS[:-1],
         "agent_reliability",
@@ -355,4 +340,44 @@ def session_metrics_for_results(
         "n_failed_signals",
         "session_error",
     ]
-    return pd.DataFrame(run_sync(all_runs()), columns=columns)
+    return pd.DataFrame(list(rows), columns=columns)
+
+
+def session_metrics_for_results(
+    records: Sequence[Any],
+    *,
+    judge_model: str = DEFAULT_JUDGE_MODEL,
+    embed: Embedder | None = None,
+    llm: JudgeLLM | LLMClient | None = None,
+    signal_weights: Mapping[str, float] | None = None,
+    granularity: Literal["step", "user_turn"] = "step",
+) -> pd.DataFrame:
+    """Session metrics for experiment runs: one row per run (each run is one session).
+
+    Parameters
+    ----------
+    records : sequence of dict or RunResult
+        Each with keys agent, task_id, condition, variant, run, trajectory (and optionally
+        ``error``: runs whose error starts with ``"infrastructure:"`` are not evaluated).
+    judge_model, embed, llm, signal_weights
+        As in :func:`evaluate_session`; one client, embedder and judge memo serve all runs.
+    granularity : {"step", "user_turn"}
+        What a trace is (see :func:`reliability_lab.tracing.traces_from_trajectory`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns agent, task_id, condition, variant, run, agent_reliability,
+        agent_consistency, n_traces, n_failed_signals, session_error. A metric that could not
+        be computed is NaN and ``session_error`` says why (None when both were computed).
+    """
+    return run_sync(
+        asession_metrics_for_results(
+            records,
+            judge_model=judge_model,
+            embed=embed,
+            llm=llm,
+            signal_weights=signal_weights,
+            granularity=granularity,
+        )
+    )

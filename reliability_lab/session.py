@@ -31,6 +31,7 @@ __all__ = [
     "aevaluate_session",
     "agent_consistency",
     "agent_reliability",
+    "asession_metrics_for_results",
     "evaluate_session",
     "session_metrics_for_results",
 ]
@@ -349,6 +350,7 @@ def agent_consistency(
 from reliability_lab._session_eval import (  # noqa: E402  (re-export; module imports the above)
     SessionEvaluation,
     aevaluate_session,
+    asession_metrics_for_results,
     evaluate_session,
     session_metrics_for_results,
 )

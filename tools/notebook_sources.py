@@ -254,15 +254,17 @@ for trace in traces:
 ## Signals and session metrics
 
 `evaluate_session` computes the four signals per trace (loop detection against all earlier
-traces) and both session metrics. Each result carries PandaProbe's reason and metadata.
+traces) and both session metrics. Each result carries PandaProbe's reason and metadata. In a
+notebook we `await` the async forms (`aevaluate_session`, …) so every LLM call stays on the
+notebook's event loop.
 """,
     ),
     (
         "code",
         """
-from reliability_lab.session import evaluate_session
+from reliability_lab.session import aevaluate_session
 
-evaluation = evaluate_session(traces, judge_model="sim/judge", llm=llm)
+evaluation = await aevaluate_session(traces, judge_model="sim/judge", llm=llm)
 print(pd.DataFrame(evaluation.signal_values()).T.round(3).to_string())
 for metric in (evaluation.agent_reliability, evaluation.agent_consistency):
     print(f"{metric.score:.4f}  {metric.reason}")
@@ -301,14 +303,14 @@ reliability report then averages them per task and over tasks, with bootstrap in
     (
         "code",
         """
-from reliability_lab.session import session_metrics_for_results
+from reliability_lab.session import asession_metrics_for_results
 
 specs = [RunSpec(agent=profile, model=f"sim/{profile}", params={}, environment="customer_service",
                  task_id=task, run=k, seed=1000 * k + i)
          for profile in ("calibrated", "inconsistent")
          for i, task in enumerate(["cs_01", "cs_04", "cs_07", "cs_10"]) for k in range(3)]
 results = await asyncio.gather(*(execute_run(spec, llm) for spec in specs))
-sessions = session_metrics_for_results([r.model_dump() for r in results], llm=llm)
+sessions = await asession_metrics_for_results([r.model_dump() for r in results], llm=llm)
 runs = pd.DataFrame([r.to_row() for r in results]).merge(
     sessions[["agent", "task_id", "condition", "variant", "run",
               "agent_reliability", "agent_consistency"]])
