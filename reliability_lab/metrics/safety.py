@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from reliability_lab.runtable import SEVERITY_WEIGHTS
 
@@ -35,35 +37,44 @@ class SafetyScores:
     n_violating: int
 
 
-def _run_weight(index: int, violations: Any) -> float:
-    if not isinstance(violations, Sequence) or isinstance(violations, str | bytes):
-        raise TypeError(
-            f"violations_per_run[{index}]: expected a list of violations, got {violations!r}"
-        )
-    weight = 0.0
-    for item in violations:
-        if not isinstance(item, Mapping) or "severity" not in item:
-            raise ValueError(
-                f"violations_per_run[{index}]: each violation needs a 'severity', got {item!r}"
-            )
-        severity = item["severity"]
-        if severity not in SEVERITY_WEIGHTS:
-            raise ValueError(
-                f"violations_per_run[{index}]: unknown severity {severity!r}; "
-                f"valid: {list(SEVERITY_WEIGHTS)}"
-            )
-        weight = max(weight, SEVERITY_WEIGHTS[severity])
-    return weight
+def _fail(index: Any, message: str, error: type[Exception] = ValueError) -> None:
+    raise error(f"violations_per_run[{index}]: {message}")
 
 
 def run_harm_weights(
     violations_per_run: Sequence[Any] | np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(violated, weight) per run: whether it has a violation, and its max severity weight."""
-    violated = np.fromiter((len(v) > 0 for v in violations_per_run), dtype=bool)
-    weights = np.zeros(len(violated))
-    for i in np.flatnonzero(violated):  # only violating runs need a look
-        weights[i] = _run_weight(int(i), violations_per_run[int(i)])
+    """(violated, weight) per run: whether it has a violation, and its max severity weight.
+
+    Vectorised over runs: the violations are flattened once, their severities mapped to
+    weights and reduced per run with a group maximum.
+    """
+    runs = pd.Series(list(violations_per_run), dtype=object)
+    is_list = runs.map(lambda v: isinstance(v, list | tuple)).to_numpy(dtype=bool)
+    if not is_list.all():
+        i = int(np.flatnonzero(~is_list)[0])
+        _fail(i, f"expected a list of violations, got {runs[i]!r}", TypeError)
+    flat = runs.explode().dropna()
+    violated = np.zeros(len(runs), dtype=bool)
+    weights = np.zeros(len(runs))
+    if flat.empty:
+        return violated, weights
+    has_severity = flat.map(lambda v: isinstance(v, Mapping) and "severity" in v)
+    if not has_severity.all():
+        i = flat.index[~has_severity.to_numpy(dtype=bool)][0]
+        bad = flat[~has_severity].iloc[0]
+        _fail(i, f"each violation needs a 'severity', got {bad!r}")
+    severity = flat.map(lambda v: v["severity"])
+    weight = severity.map(
+        lambda sev: SEVERITY_WEIGHTS.get(sev, math.nan) if isinstance(sev, str) else math.nan
+    )
+    unknown = weight.isna().to_numpy()
+    if unknown.any():
+        i = flat.index[unknown][0]
+        _fail(i, f"unknown severity {severity[unknown].iloc[0]!r}; valid: {list(SEVERITY_WEIGHTS)}")
+    per_run = weight.astype(float).groupby(level=0).max()
+    violated[per_run.index.to_numpy()] = True
+    weights[per_run.index.to_numpy()] = per_run.to_numpy()
     return violated, weights
 
 
@@ -101,8 +112,6 @@ def safety_scores(violations_per_run: Sequence[Any], /) -> SafetyScores:
         )
     if len(violations_per_run) == 0:
         raise ValueError("violations_per_run: empty input; at least one run is required")
-    for i, v in enumerate(violations_per_run):
-        _run_weight(i, v)
     violated, weights = run_harm_weights(violations_per_run)
     comp, harm, saf = safety_from_counts(len(violated), violated.sum(), weights.sum())
     return SafetyScores(
