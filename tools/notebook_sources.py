@@ -321,4 +321,397 @@ print(report[["accuracy", "agent_reliability", "agent_reliability_lo", "agent_re
     ),
 ]
 
-SOURCES = {"01_reliability_metrics": METRICS_WALKTHROUGH, "03_sessions": SESSIONS}
+REPEATED_RUNS = [
+    (
+        "md",
+        """
+# 02 · Repeated-run experiments
+
+An agent that succeeds 90 % of the time may fail on the same tasks every time, or on random
+ones; it may know when it is about to fail, or not. Telling these apart takes **repeated runs**:
+every task K times. This notebook writes a small experiment config, runs it with
+`run_experiment`, loads the run table with `load_results` and walks through what repeated runs
+reveal.
+
+**The agents are the built-in SIMULATED model** (`sim/calibrated`, `sim/inconsistent`,
+`sim/overconfident`; see `docs/simulated_model.md`): scripted stand-ins with known reliability
+profiles, not real LLMs, so everything runs offline and deterministically from the seed. Only
+the baseline condition is run here.
+""",
+    ),
+    (
+        "code",
+        """
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib import pyplot as plt
+
+import reliability_lab as rl
+from reliability_lab import metrics, plots
+
+SEED = 0  # the experiment's master seed: every run's seed is derived from it
+pd.set_option("display.precision", 3)
+pd.set_option("display.width", 120)
+warnings.simplefilter("ignore", rl.UndefinedMetricWarning)
+warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without ipywidgets
+plots.use_paper_style()
+""",
+    ),
+    (
+        "md",
+        """
+## The experiment
+
+Three simulated agents × the first 10 customer-service tasks × K = 5 runs = 150 runs. The
+config is ordinary YAML (format: `experiments/README.md`); results go to a temporary directory.
+Results are appended as runs finish, so the table is sorted before use.
+""",
+    ),
+    (
+        "code",
+        """
+CONFIG = f\"\"\"
+version: 1
+name: repeated-runs
+seed: {SEED}
+runs: 5
+cache: false
+environment: {{name: customer_service, tasks: all, limit: 10}}
+agents:
+  - {{label: calibrated, model: sim/calibrated, params: {{temperature: 0.7}}}}
+  - {{label: inconsistent, model: sim/inconsistent, params: {{temperature: 0.7}}}}
+  - {{label: overconfident, model: sim/overconfident, params: {{temperature: 0.7}}}}
+report: {{n_boot: 200}}
+\"\"\"
+with tempfile.TemporaryDirectory() as tmp:
+    config = Path(tmp) / "repeated_runs.yaml"
+    config.write_text(CONFIG)
+    rl.run_experiment(config, output=Path(tmp) / "results", progress=False)
+    runs = rl.load_results(Path(tmp) / "results")
+runs = runs.sort_values(["agent", "task_id", "run"], ignore_index=True)
+agents = list(runs["agent"].unique())
+print(f"{len(runs)} runs, {runs['task_id'].nunique()} tasks, simulated: {runs['simulated'].all()}")
+print(runs.groupby("agent")["success"].agg(runs="size", accuracy="mean").round(3).to_string())
+""",
+    ),
+    (
+        "md",
+        """
+## Accuracy is not reliability: pass^k
+
+pass^k is the chance that k runs of a task *all* succeed (τ-bench). Accuracy is pass^1. The
+dashed line is what independent draws at each task's own success rate give; the dotted line,
+(pass^1)^k, is what one would predict from accuracy alone if every task were equally hard.
+""",
+    ),
+    (
+        "code",
+        """
+curves = {agent: metrics.pass_hat_k_curve(g["success"], g["task_id"])
+          for agent, g in runs.groupby("agent")}
+table = pd.DataFrame({agent: c.pass_hat_k for agent, c in curves.items()},
+                     index=[f"pass^{k}" for k in curves[agents[0]].k]).T
+print(table.round(3).to_string())
+""",
+    ),
+    (
+        "code",
+        """
+fig, axes = plt.subplots(1, 3, figsize=(9.5, 2.9), sharey=True)
+for i, (agent, curve) in enumerate(curves.items()):
+    plots.plot_pass_hat_k(curve, ax=axes[i], color=plots.PALETTE[i])
+    axes[i].set_title(agent)
+fig.tight_layout()
+plt.show();
+""",
+    ),
+    (
+        "md",
+        """
+## Outcome consistency per task
+
+Per task, C_out,t = (2p̂_t − 1)²: 1 when all K runs agree, 0 at 50/50. The curve is that
+function of the success rate; the markers are the tasks (area and label: how many tasks share
+the point). An agent whose failures are spread over many tasks sits low on the parabola.
+""",
+    ),
+    (
+        "code",
+        """
+resources = ["cost_usd", "api_calls", "num_actions", "num_errors"]  # not wall-clock (see below)
+per_task = {agent: metrics.per_task_consistency(
+                g["success"], g["task_id"], actions=g["actions"],
+                resources={r: g[r] for r in resources})
+            for agent, g in runs.groupby("agent")}
+for agent, tasks in per_task.items():
+    unanimous = int((tasks["C_out"] == 1).sum())
+    print(f"{agent:13s} C_out {tasks['C_out'].mean():.3f}  "
+          f"unanimous tasks {unanimous}/{len(tasks)}")
+fig, axes = plt.subplots(1, 3, figsize=(9.5, 2.9), sharey=True)
+for i, (agent, tasks) in enumerate(per_task.items()):
+    plots.plot_consistency_vs_accuracy(tasks, ax=axes[i], color=plots.PALETTE[i])
+    axes[i].set_title(agent)
+fig.tight_layout()
+plt.show();
+""",
+    ),
+    (
+        "md",
+        """
+## Trajectory consistency
+
+Among successful runs of the same task: do they use the same *mix* of tools (distribution,
+Jensen–Shannon) and the same *order* (sequence, edit distance)? The `inconsistent` profile
+takes read-only detours, which lowers both.
+""",
+    ),
+    (
+        "code",
+        """
+for agent, tasks in per_task.items():
+    print(f"{agent:13s} C_traj_d {tasks['C_traj_d'].mean():.3f}  "
+          f"C_traj_s {tasks['C_traj_s'].mean():.3f}")
+fig, axes = plt.subplots(1, 3, figsize=(9.5, 2.9), sharey=True)
+for i, (agent, tasks) in enumerate(per_task.items()):
+    plots.plot_trajectory_consistency(tasks, ax=axes[i], color=plots.PALETTE[i])
+    axes[i].set_title(agent)
+fig.tight_layout()
+plt.show();
+""",
+    ),
+    (
+        "md",
+        """
+## Predictability: does the agent know when it will fail?
+
+After each run the agent was asked for its confidence (0–100). Runs whose answer could not be
+parsed (`confidence_source == "fallback"`) carry no confidence and are left out. A calibrated
+agent's reliability diagram follows the diagonal; a good risk–coverage curve stays low while
+the least confident runs are withheld.
+""",
+    ),
+    (
+        "code",
+        """
+elicited = runs[runs["confidence"].notna()]
+print(f"runs without a parsed confidence: {runs['confidence'].isna().sum()}")
+for agent, g in elicited.groupby("agent"):
+    conf, ok = g["confidence"], g["success"]
+    print(f"{agent:13s} Brier {metrics.brier_score(conf, ok):.3f}  "
+          f"P_cal {metrics.calibration_score(conf, ok):.3f}  "
+          f"AUROC {metrics.auroc_score(conf, ok):.3f}  "
+          f"P_rc {metrics.risk_coverage_score(conf, ok):.3f}")
+""",
+    ),
+    (
+        "code",
+        """
+fig, axes = plt.subplots(2, 3, figsize=(9.5, 5.6))
+for i, (agent, g) in enumerate(elicited.groupby("agent")):
+    conf, ok = g["confidence"], g["success"]
+    plots.plot_reliability_diagram(metrics.reliability_curve(conf, ok), ax=axes[0, i],
+                                   color=plots.PALETTE[i])
+    plots.plot_risk_coverage(metrics.risk_coverage_curve(conf, ok), ax=axes[1, i],
+                             color=plots.PALETTE[i])
+    axes[0, i].set_title(agent)
+fig.tight_layout()
+plt.show();
+""",
+    ),
+    (
+        "md",
+        """
+## The full report, with 95 % intervals
+
+`reliability_report` computes every metric per agent with a bootstrap over tasks. Wall-clock
+resources (`wall_time_s`, `call_latency_s`) are real timings of this machine and differ on
+every execution, so for numbers that must reproduce exactly they are marked *not recorded*
+(NaN) here and C_res uses cost, calls, actions and errors only. Robustness is NaN: this
+experiment has no perturbed conditions.
+""",
+    ),
+    (
+        "code",
+        """
+timing_free = runs.assign(wall_time_s=np.nan, call_latency_s=np.nan)
+report = rl.reliability_report(timing_free, n_boot=1000, seed=SEED)
+cols = ["accuracy", "C_out", "C_traj_d", "C_traj_s", "C_res", "R_Con", "P_brier", "P_auroc", "R"]
+print(report[cols].round(3).to_string())
+print(report[["R_lo", "R_hi"]].round(3).to_string())
+ax = plots.plot_metric_intervals(
+    report, ["accuracy", "C_out", "C_traj_d", "C_traj_s", "C_res", "P_cal", "P_auroc", "R"])
+ax.figure.set_size_inches(7, 2.9)
+plt.show();
+""",
+    ),
+]
+
+REAL_TRAJECTORIES = [
+    (
+        "md",
+        """
+# 04 · Real agent trajectories: paper-ready figures
+
+GPT-4o on τ-bench airline, 50 tasks × 4 trials — the trajectories τ-bench published (bundled,
+MIT licence). Each figure below is drawn by a `reliability_lab.plots` function from what a
+metric function returns, and saved as vector PDF (for papers) and PNG into `figures/` at the
+repository root (git-ignored).
+""",
+    ),
+    (
+        "code",
+        """
+import warnings
+from pathlib import Path
+
+import pandas as pd
+from matplotlib import pyplot as plt
+
+import reliability_lab as rl
+from reliability_lab import metrics, plots
+from reliability_lab.io import load_tau_bench_example
+
+pd.set_option("display.precision", 3)
+pd.set_option("display.width", 120)
+warnings.simplefilter("ignore", rl.UndefinedMetricWarning)
+plots.use_paper_style()
+FIGURES = Path("..") / "figures"  # the notebook runs in notebooks/; no randomness below
+saved = []
+""",
+    ),
+    (
+        "code",
+        """
+runs = load_tau_bench_example()
+tasks = metrics.per_task_consistency(
+    runs["success"], runs["task_id"], actions=runs["actions"],
+    resources={r: runs[r] for r in ("num_actions", "api_calls")})
+print(f"{runs['task_id'].nunique()} tasks × {runs['run'].nunique()} trials, "
+      f"accuracy {runs['success'].mean():.3f}")
+""",
+    ),
+    (
+        "md",
+        """
+## Which runs succeeded
+
+One cell per run. Most tasks are decided the same way on every trial; the partial columns
+are the tasks where repeated runs disagree.
+""",
+    ),
+    (
+        "code",
+        """
+print("tasks by successes out of 4:",
+      (tasks["success_rate"] * 4).astype(int).value_counts().sort_index().to_dict())
+ax = plots.plot_outcome_matrix(runs)
+ax.figure.set_size_inches(7, 1.6)
+saved += plots.save_figure(ax.figure, FIGURES / "tau_airline_outcome_matrix")
+plt.show();
+""",
+    ),
+    (
+        "md",
+        """
+## pass^k falls with k — but slower than accuracy alone predicts
+
+If every task were equally hard, four successes in a row would have probability 0.42⁴ ≈ 0.03.
+The measured pass^4 is 0.20, because failures concentrate on the same tasks. The dashed
+curve averages p̂_t^k over tasks (independent draws at each task's own rate); it sits slightly
+above pass^k only because pass^k draws the k runs *without* replacement from the four trials.
+pass@k, the chance that *at least one* of k runs succeeds, rises instead.
+""",
+    ),
+    (
+        "code",
+        """
+curve = metrics.pass_hat_k_curve(runs["success"], runs["task_id"])
+print(pd.DataFrame({"pass^k": curve.pass_hat_k, "mean p_t^k": curve.independent,
+                    "(pass^1)^k": curve.naive, "pass@k": curve.pass_at_k},
+                   index=pd.Index(curve.k, name="k")).round(3).to_string())
+ax = plots.plot_pass_hat_k(curve, pass_at_k=True)
+saved += plots.save_figure(ax.figure, FIGURES / "tau_airline_pass_hat_k")
+plt.show();
+""",
+    ),
+    (
+        "md",
+        """
+## Outcome consistency against success rate
+
+C_out,t = (2p̂_t − 1)² puts every task on a parabola: unanimous tasks at the ends (score 1),
+3-of-4 and 1-of-4 tasks at 0.25, 2-of-4 tasks at 0. C_out is the mean over tasks.
+""",
+    ),
+    (
+        "code",
+        """
+print(f"C_out {tasks['C_out'].mean():.3f} (= metrics.outcome_consistency: "
+      f"{metrics.outcome_consistency(runs['success'], runs['task_id']):.3f})")
+ax = plots.plot_consistency_vs_accuracy(tasks, label="GPT-4o")
+saved += plots.save_figure(ax.figure, FIGURES / "tau_airline_outcome_consistency")
+plt.show();
+""",
+    ),
+    (
+        "md",
+        """
+## Do successful runs take the same path?
+
+For the tasks with at least two successful trials: similarity of the tool *mix* (distribution)
+against the tool *order* (sequence). Points on the diagonal reorder nothing; points below it
+use the same tools in a different order.
+""",
+    ),
+    (
+        "code",
+        """
+defined = tasks.dropna(subset=["C_traj_d", "C_traj_s"])
+print(f"{len(defined)} tasks with 2+ successful runs: "
+      f"C_traj_d {defined['C_traj_d'].mean():.3f}, C_traj_s {defined['C_traj_s'].mean():.3f}, "
+      f"identical paths in {int((defined['C_traj_s'] == 1).sum())}")
+ax = plots.plot_trajectory_consistency(tasks, label="GPT-4o")
+saved += plots.save_figure(ax.figure, FIGURES / "tau_airline_trajectory_consistency")
+plt.show();
+""",
+    ),
+    (
+        "md",
+        """
+## Resource variability
+
+Actions per run, per task (tasks ordered by their median). Failed runs spread much more than
+successful ones: runs that go wrong tend to go long. Resource consistency C_res = exp(−CV)
+per task, averaged, summarises this spread.
+""",
+    ),
+    (
+        "code",
+        """
+print(f"C_res (num_actions, api_calls) {tasks['C_res'].mean():.3f}")
+spread = runs.groupby("success")["num_actions"].describe()[["mean", "std", "max"]]
+print(spread.round(2).to_string())
+ax = plots.plot_resource_spread(runs, "num_actions")
+ax.figure.set_size_inches(7, 2.6)
+saved += plots.save_figure(ax.figure, FIGURES / "tau_airline_resource_spread")
+plt.show();
+""",
+    ),
+    (
+        "code",
+        """
+print("saved:", sorted(path.name for path in saved))
+""",
+    ),
+]
+
+SOURCES = {
+    "01_reliability_metrics": METRICS_WALKTHROUGH,
+    "02_repeated_runs": REPEATED_RUNS,
+    "03_sessions": SESSIONS,
+    "04_real_trajectories": REAL_TRAJECTORIES,
+}

@@ -30,12 +30,14 @@ from reliability_lab.metrics.trajectory import (
     trajectory_distribution_consistency,
     trajectory_sequence_consistency,
 )
+from reliability_lab.metrics.views import PassHatKCurve, pass_hat_k_curve, per_task_consistency
 
 __all__ = [
     "BINNINGS",
     "DEFAULT_CONSTRAINTS",
     "DISTRIBUTION_VARIANTS",
     "OUTCOME_VARIANTS",
+    "PassHatKCurve",
     "ReliabilityCurve",
     "RiskCoverageCurve",
     "SafetyScores",
@@ -46,6 +48,8 @@ __all__ = [
     "outcome_consistency",
     "pass_at_k",
     "pass_hat_k",
+    "pass_hat_k_curve",
+    "per_task_consistency",
     "reliability_curve",
     "resource_consistency",
     "risk_coverage_curve",

@@ -126,6 +126,23 @@ def _safety(d: Data) -> Result:
     return (s.compliance, s.harm, s.safety)
 
 
+def _row_key(row: Result) -> Result:
+    return tuple(-1.0 if math.isnan(x) else x for x in row)
+
+
+def _per_task(d: Data) -> Result:
+    # Rows sorted by value: the table's task order follows first appearance, not identity.
+    table = M.per_task_consistency(d.success, d.task_id, actions=d.actions, resources=_resources(d))
+    columns = ["success_rate", "C_out", "C_traj_d", "C_traj_s", "C_res"]
+    rows = [tuple(float(x) for x in r) for r in table[columns].itertuples(index=False)]
+    return tuple(x for row in sorted(rows, key=_row_key) for x in row)
+
+
+def _pass_curve(d: Data) -> Result:
+    c = M.pass_hat_k_curve(d.success, d.task_id)
+    return (*c.pass_hat_k, *c.pass_at_k, *c.independent, *c.naive)
+
+
 NAN = math.nan
 _OUT = ("success", "task_id")
 _TRAJ = ("actions", "task_id", "success")
@@ -277,6 +294,23 @@ CASES: list[Case] = [
         )
         for k in (1, 2)
     ],
+    Case(
+        "per_task_consistency",
+        "per_task_consistency",
+        _per_task,
+        # two tasks × (success rate, C_out, C_traj_d, C_traj_s, C_res)
+        (1.0, 1.0, 1.0, 1.0, 1.0) * 2,
+        (0.0, 1.0, NAN, NAN, 1.0) * 2,  # no successful runs → trajectory terms undefined
+        ("success", "task_id", "actions", "resources", "cost_usd"),
+    ),
+    Case(
+        "pass_hat_k_curve",
+        "pass_hat_k_curve",
+        _pass_curve,
+        (1.0,) * 12,  # k = 1..3 (three runs per task) × four curves
+        (0.0,) * 12,
+        ("success", "task_id"),
+    ),
 ]
 CASE_IDS = [c.id for c in CASES]
 
@@ -285,6 +319,7 @@ NOT_METRICS = {
     "ReliabilityCurve": "result type of reliability_curve",
     "RiskCoverageCurve": "result type of risk_coverage_curve",
     "SafetyScores": "result type of safety_scores",
+    "PassHatKCurve": "result type of pass_hat_k_curve",
     "BINNINGS": "option values of calibration_score/reliability_curve",
     "DISTRIBUTION_VARIANTS": "option values of trajectory_distribution_consistency",
     "OUTCOME_VARIANTS": "option values of outcome_consistency",
@@ -539,6 +574,8 @@ READS = {
     "safety_scores": {"violations"},
     "pass_hat_k": {"success", "task_id"},
     "pass_at_k": {"success", "task_id"},
+    "per_task_consistency": {"success", "task_id", "actions", "cost"},
+    "pass_hat_k_curve": {"success", "task_id"},
 }
 # confidence_consistency documents that NaN confidences are skipped (not an error).
 ALLOWED = {("confidence_consistency", "confidence-nan")}
