@@ -357,7 +357,6 @@ SEED = 0  # the experiment's master seed: every run's seed is derived from it
 pd.set_option("display.precision", 3)
 pd.set_option("display.width", 120)
 warnings.simplefilter("ignore", rl.UndefinedMetricWarning)
-warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without ipywidgets
 plots.use_paper_style()
 """,
     ),
