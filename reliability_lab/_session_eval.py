@@ -17,9 +17,9 @@ from reliability_lab.session import (
     SIGNAL_NAMES,
     SessionMetricError,
     SignalFailure,
-    _validate_weights,
     agent_consistency,
     agent_reliability,
+    validate_signal_weights,
 )
 from reliability_lab.signals import MetricResult, coherence, loop_detection, text_of
 from reliability_lab.tracing import Trace, traces_from_trajectory
@@ -151,7 +151,7 @@ async def aevaluate_session(
     max_concurrency: int = 8,
 ) -> SessionEvaluation:
     """Async form of :func:`evaluate_session` (same parameters)."""
-    weights = _validate_weights(signal_weights)
+    weights = validate_signal_weights(signal_weights)
     traces = list(traces)
     for i, t in enumerate(traces):
         if not isinstance(t, Trace):
@@ -296,7 +296,7 @@ async def asession_metrics_for_results(
     LLM call stays on that one loop.
     """
     rows_in = [_record_dict(r, i) for i, r in enumerate(records)]
-    _validate_weights(signal_weights)
+    validate_signal_weights(signal_weights)
     if llm is None:
         from reliability_lab.llm import LLMClient
 

@@ -30,6 +30,8 @@ _WHY_UNDEFINED = {
     "R_fault": "no 'fault' runs or zero baseline accuracy",
     "R_struct": "no 'structural' runs or zero baseline accuracy",
     "R_prompt": "no 'prompt' runs or zero baseline accuracy",
+    "agent_reliability": "no baseline run has a session score",
+    "agent_consistency": "no baseline run has a session score",
 }
 
 
@@ -100,7 +102,7 @@ def _agent_row(
     stats = TaskStats.build(ok, profile)
     point = {name: float(v[0]) for name, v in stats.evaluate(np.ones((1, stats.n_tasks))).items()}
     row.update(point)
-    undefined = [m for m in _WHY_UNDEFINED if math.isnan(point[m])]
+    undefined = [m for m in _WHY_UNDEFINED if m in point and math.isnan(point[m])]
     if undefined:
         reasons = "; ".join(f"{m} ({_WHY_UNDEFINED[m]})" for m in undefined)
         warnings.warn(

@@ -34,6 +34,7 @@ __all__ = [
     "asession_metrics_for_results",
     "evaluate_session",
     "session_metrics_for_results",
+    "validate_signal_weights",
 ]
 
 #: PandaProbe's default signal weights (signal order is the metadata order).
@@ -81,7 +82,17 @@ SignalValue = float | SignalFailure
 Signals = Mapping[str, Mapping[str, SignalValue]]
 
 
-def _validate_weights(signal_weights: Mapping[str, float] | None) -> dict[str, float]:
+def validate_signal_weights(signal_weights: Mapping[str, float] | None) -> dict[str, float]:
+    """PandaProbe's default weights updated by ``signal_weights``, validated.
+
+    A *deliberate difference* from PandaProbe (SPEC §3): an unknown signal name, a
+    non-number, a negative or non-finite weight is an error naming it.
+
+    Examples
+    --------
+    >>> validate_signal_weights({"coherence": 0.5})["coherence"]
+    0.5
+    """
     weights = dict(DEFAULT_SIGNAL_WEIGHTS)
     if signal_weights is None:
         return weights
@@ -210,7 +221,7 @@ def agent_reliability(
     >>> r.score, r.reason  # k = 1, raw = 0.9 · 0.7 + 0.1 · 0.7 = 0.7
     (0.3, 'Elevated risk in 1 of 2 traces.')
     """
-    weights = _validate_weights(signal_weights)
+    weights = validate_signal_weights(signal_weights)
     values, failures = _split_signals(signals)
     if not values:
         return _empty_session("agent_reliability")
@@ -301,7 +312,7 @@ def agent_consistency(
     >>> r.score  # penalty = 0.5, wu = 1.5 · 0.5 = 0.75, rms = 0.75
     0.25
     """
-    weights = _validate_weights(signal_weights)
+    weights = validate_signal_weights(signal_weights)
     values, failures = _split_signals(signals)
     if not values:
         return _empty_session("agent_consistency")

@@ -133,6 +133,7 @@ def test_summary_block_and_report_command(
     for heading in ("accuracy", "R_Con", "R_Pred", "R_Rob", "R_saf", "infra"):
         assert heading in out
     assert "Gate (accuracy >= 0) [cal]: PASSED" in out and "✓ PASSED" in out
+    assert "agent_reliability" in out and "offline SIMULATED judge" in out  # session metrics
     header = json.loads((out_dir / "header.json").read_text())
     assert header["config"]["runs"] == 3 and header["seed"] == 4
     summary = json.loads((out_dir / "summary.json").read_text())
@@ -142,6 +143,13 @@ def test_summary_block_and_report_command(
     assert main(["report", str(out_dir), "--quiet"]) == 0
     assert capsys.readouterr().out == "✓ PASSED\n"
     assert json.loads((out_dir / "summary.json").read_text())["metrics"] == summary["metrics"]
+    assert main(["report", str(out_dir)]) == 0  # the report command shows them too, with CIs
+    report_out = capsys.readouterr().out
+    rel = summary["reliability"]["agents"]["cal"]
+    assert (
+        f"{rel['agent_reliability']:.2f} [{rel['agent_reliability_lo']:.2f}, "
+        f"{rel['agent_reliability_hi']:.2f}]" in report_out
+    )
     assert (out_dir / "run_1" / "results.jsonl").exists()
 
     # resuming the finished directory runs nothing and says so

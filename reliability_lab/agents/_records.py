@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from reliability_lab.llm import is_secret_param
 from reliability_lab.runtable import RUN_TABLE_COLUMNS
 
-__all__ = ["RunResult", "RunSpec"]
+__all__ = ["RunResult", "RunSpec", "SessionScores"]
 
 
 @dataclass(frozen=True)
@@ -100,6 +100,41 @@ class RunSpec:
 _FLOAT_FIELDS = ("score", "confidence", "cost_usd", "wall_time_s", "call_latency_s")
 
 
+class SessionScores(BaseModel):
+    """PandaProbe session metrics of one run (the run is one session; SPEC §3).
+
+    NaN-safe JSON like :class:`RunResult`. Both scores are NaN whenever ``error`` is set: a
+    failed judge or embedding call is a failed signal, reported here and never turned into a
+    score.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True, ser_json_inf_nan="null", extra="forbid"
+    )
+
+    agent_reliability: float = math.nan
+    """``agent_reliability`` score in [0, 1]; NaN when not computed (see ``error``)."""
+    agent_consistency: float = math.nan
+    """``agent_consistency`` score in [0, 1]; NaN when not computed (see ``error``)."""
+    error: str | None = None
+    """Why the scores are NaN (failed signals with their causes, or a run not evaluated)."""
+    reasons: dict[str, str] = {}
+    """The metrics' reasons, e.g. ``{"agent_reliability": "Elevated risk in 1 of 4 traces."}``."""
+    n_traces: int = 0
+    """Traces in the session (one per agent step)."""
+    n_failed_signals: int = 0
+    """Trace signals whose judge or embedding call failed."""
+    judge_model: str = ""
+    """litellm model string of the judge (``sim/judge`` = the offline simulated judge)."""
+    embedder: str = ""
+    """``hashing`` (offline lexical embedder) or a litellm embedding model string."""
+
+    @field_validator("agent_reliability", "agent_consistency", mode="before")
+    @classmethod
+    def _none_is_nan(cls, value: Any) -> Any:
+        return math.nan if value is None else value
+
+
 class RunResult(BaseModel):
     """Versioned record of one agent run, one line of ``results.jsonl``.
 
@@ -166,6 +201,9 @@ class RunResult(BaseModel):
     """Raw reply to the confidence question."""
     trajectory: list[dict[str, Any]] = []
     """Full OpenAI-format conversation (system, user, assistant, tool messages)."""
+    session: SessionScores | None = None
+    """PandaProbe session metrics of this run; None when the experiment did not evaluate
+    sessions."""
 
     @field_validator(*_FLOAT_FIELDS, mode="before")
     @classmethod

@@ -28,6 +28,7 @@ __all__ = [
     "ExperimentConfig",
     "LLMSettings",
     "ReportSettings",
+    "SessionSettings",
     "format_validation_error",
     "load_config",
     "parse_config",
@@ -171,6 +172,55 @@ class ReportSettings(_Model):
     """Coverage of the confidence intervals."""
 
 
+#: Run-table columns the session evaluation adds (gates may name the two metrics).
+SESSION_METRIC_NAMES = ("agent_reliability", "agent_consistency")
+
+
+class SessionSettings(_Model):
+    """PandaProbe session metrics computed after every run (each run is one session)."""
+
+    enabled: bool = True
+    """Evaluate each run's session (``agent_reliability``, ``agent_consistency``)."""
+    judge_model: str = Field(default="sim/judge", min_length=1)
+    """litellm model string of the judge; ``sim/judge`` is the offline simulated judge."""
+    judge_params: dict[str, Any] = Field(default_factory=dict)
+    """Extra completion parameters for the judge (temperature, api_base, ...); never a key."""
+    embedder: str = Field(default="hashing", min_length=1)
+    """``hashing`` (offline lexical embedder, no download) or a litellm embedding model."""
+    signal_weights: dict[str, float] | None = None
+    """Overrides of the default signal weights (confidence, loop_detection, tool_correctness,
+    coherence)."""
+
+    @field_validator("judge_params")
+    @classmethod
+    def _no_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
+        _reject_secrets(value, "")
+        return value
+
+    @field_validator("signal_weights")
+    @classmethod
+    def _known_weights(cls, value: dict[str, float] | None) -> dict[str, float] | None:
+        if value is None:
+            return None
+        from reliability_lab.session import validate_signal_weights
+
+        try:
+            validate_signal_weights(value)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(str(exc).removeprefix("signal_weights: ")) from None
+        return value
+
+    @property
+    def simulated_judge(self) -> bool:
+        """Whether the judge is the shipped simulated model."""
+        return self.judge_model.startswith("sim/")
+
+    @property
+    def offline_embedder(self) -> bool:
+        """Whether the embedder is the offline hashing embedder."""
+        return self.embedder == "hashing"
+
+
 class ExperimentConfig(_Model):
     """A whole experiment: agents × tasks × conditions × K runs, plus gates."""
 
@@ -208,6 +258,8 @@ class ExperimentConfig(_Model):
     """LLM client settings."""
     report: ReportSettings = Field(default_factory=ReportSettings)
     """Reliability-report settings."""
+    sessions: SessionSettings = Field(default_factory=SessionSettings)
+    """PandaProbe session metrics per run (judge, embedder, signal weights)."""
 
     @field_validator("profile")
     @classmethod
@@ -233,6 +285,14 @@ class ExperimentConfig(_Model):
         for i, gate in enumerate(self.gates):
             if gate.agent is not None and gate.agent not in labels:
                 raise ValueError(f"gates[{i}].agent: unknown agent {gate.agent!r}; known {labels}")
+            if (
+                not self.sessions.enabled
+                and gate.metric.removesuffix("_lo").removesuffix("_hi") in SESSION_METRIC_NAMES
+            ):
+                raise ValueError(
+                    f"gates[{i}].metric: {gate.metric!r} needs session metrics, but "
+                    "sessions.enabled is false"
+                )
         return self
 
     def output_dir(self) -> Path:

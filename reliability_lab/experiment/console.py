@@ -6,7 +6,12 @@ import math
 from typing import Any
 
 from reliability_lab.experiment.store import is_simulated_model
-from reliability_lab.experiment.summary import SIMULATED_NOTICE, ExperimentSummary
+from reliability_lab.experiment.summary import (
+    HASHING_EMBEDDER_NOTICE,
+    SIMULATED_JUDGE_NOTICE,
+    SIMULATED_NOTICE,
+    ExperimentSummary,
+)
 
 __all__ = ["FAILED", "PASSED", "format_summary", "verdict"]
 
@@ -39,6 +44,50 @@ def _with_ci(row: Any, name: str) -> str:
     if _num(lo) == "n/a" or _num(hi) == "n/a":
         return _num(value)
     return f"{_num(value)} [{_num(lo)}, {_num(hi)}]"
+
+
+def _table(cells: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in cells) for i in range(len(cells[0]))]
+    return [
+        "  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells
+    ]
+
+
+def _session_lines(summary: ExperimentSummary) -> list[str]:
+    """Per-agent PandaProbe session metrics with CIs, and what judged them (if evaluated)."""
+    info = summary.content.get("sessions") or {}
+    if not info.get("enabled"):
+        return []
+    errors = info.get("per_agent_session_errors", {})
+    cells = [["agent", "agent_reliability", "agent_consistency", "session errors"]]
+    for agent in summary.header.models:
+        if agent not in errors:
+            continue
+        row: Any = summary.report.loc[agent] if agent in summary.report.index else {}
+        cells.append(
+            [
+                agent,
+                _with_ci(row, "agent_reliability"),
+                _with_ci(row, "agent_consistency"),
+                str(errors[agent]),
+            ]
+        )
+    lines = [
+        "",
+        "  Session metrics (PandaProbe; one session per run, one trace per agent step; runs with "
+        "a session error are left out):",
+        *_table(cells),
+    ]
+    judge = (
+        SIMULATED_JUDGE_NOTICE.format(judge=info["judge_model"])
+        if info.get("simulated_judge")
+        else f"judge {info['judge_model']}"
+    )
+    embedder = (
+        HASHING_EMBEDDER_NOTICE if info.get("offline_embedder") else f"embedder {info['embedder']}"
+    )
+    lines.append(f"  Session scoring: {judge}; {embedder}.")
+    return lines
 
 
 def verdict(summary: ExperimentSummary) -> str:
@@ -74,10 +123,9 @@ def format_summary(summary: ExperimentSummary) -> str:
             [agent, header.models[agent], str(entry["total"]), str(entry["n_infra_errors"])]
             + [_with_ci(row, name) for name, _ in SUMMARY_METRICS]
         )
-    widths = [max(len(r[i]) for r in cells) for i in range(len(cells[0]))]
-    for r in cells:
-        lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    lines += _table(cells)
     lines.append(f"  [brackets: {level:.0%} bootstrap CI over tasks; R_saf is not part of R]")
+    lines += _session_lines(summary)
     if summary.gates:
         lines.append("")
         for g in summary.gates:

@@ -48,6 +48,8 @@ REPORT_METRICS = (
     "R_Pred",
     "R_Rob",
     "R",
+    "agent_reliability",  # PandaProbe session metrics (present when sessions are evaluated)
+    "agent_consistency",
 )
 #: letta-evals style metrics computed from the scores (``avg_score`` = ``avg_score_attempted``).
 SCORE_METRICS = ("avg_score", "avg_score_attempted", "avg_score_total")

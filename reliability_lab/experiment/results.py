@@ -14,13 +14,28 @@ from reliability_lab.errors import RunTableError
 from reliability_lab.experiment.store import RESULTS_FILE, read_result_lines
 from reliability_lab.runtable import RESOURCE_COLUMNS, RUN_TABLE_COLUMNS, validate_run_table
 
-__all__ = ["EXTRA_COLUMNS", "RESULT_SCHEMA_VERSION", "load_results", "records_to_run_table"]
+__all__ = [
+    "EXTRA_COLUMNS",
+    "RESULT_SCHEMA_VERSION",
+    "SESSION_COLUMNS",
+    "load_results",
+    "records_to_run_table",
+]
 
 #: Result-record schema version this reader understands.
 RESULT_SCHEMA_VERSION = 1
 #: Per-run fields kept as extra run-table columns after the SPEC §1 columns.
 EXTRA_COLUMNS = ("seed", "model", "simulated", "prompt_tokens", "completion_tokens")
-_FLOAT_COLUMNS = ("score", "confidence", *RESOURCE_COLUMNS, "prompt_tokens", "completion_tokens")
+#: Columns added when the runs carry session metrics (the ``session`` field of a record).
+SESSION_COLUMNS = ("agent_reliability", "agent_consistency", "session_error")
+_FLOAT_COLUMNS = (
+    "score",
+    "confidence",
+    *RESOURCE_COLUMNS,
+    "prompt_tokens",
+    "completion_tokens",
+    *SESSION_COLUMNS[:2],
+)
 
 
 def _row(record: Mapping[str, Any], number: int, source: str) -> dict[str, Any]:
@@ -31,6 +46,16 @@ def _row(record: Mapping[str, Any], number: int, source: str) -> dict[str, Any]:
             f"(this version reads {RESULT_SCHEMA_VERSION})"
         )
     row = {col: record[col] for col in (*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS) if col in record}
+    session = record.get("session")
+    if isinstance(session, Mapping):
+        row["agent_reliability"] = session.get("agent_reliability")
+        row["agent_consistency"] = session.get("agent_consistency")
+        row["session_error"] = session.get("error")
+    elif session is not None:
+        raise RunTableError(
+            f"{source}: line {number}: field 'session' must be an object or null, "
+            f"got {session!r:.80}"
+        )
     for col in _FLOAT_COLUMNS:  # JSON null is how NaN ("not recorded") is stored
         if col in row and row[col] is None:
             row[col] = math.nan
@@ -52,7 +77,12 @@ def records_to_run_table(
     if not rows:
         columns = [*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS]
         return validate_run_table(pd.DataFrame(columns=columns), source=source)
-    return validate_run_table(pd.DataFrame.from_records(rows), source=source)
+    table = pd.DataFrame.from_records(rows)
+    if "session_error" in table:  # runs without session metrics (if any) have none
+        table["session_error"] = (
+            table["session_error"].astype(object).where(table["session_error"].notna(), None)
+        )
+    return validate_run_table(table, source=source)
 
 
 def load_results(directory: str | os.PathLike[str]) -> pd.DataFrame:
@@ -68,8 +98,10 @@ def load_results(directory: str | os.PathLike[str]) -> pd.DataFrame:
     -------
     DataFrame
         One row per finished run: the SPEC §1 columns, then ``seed``, ``model``,
-        ``simulated``, ``prompt_tokens``, ``completion_tokens``. An incomplete last line left by
-        an interrupted run is ignored with a warning (the file is not modified).
+        ``simulated``, ``prompt_tokens``, ``completion_tokens``, and — when the experiment
+        evaluated sessions — ``agent_reliability``, ``agent_consistency`` (NaN when not
+        computed) and ``session_error`` (why not; None otherwise). An incomplete last line left
+        by an interrupted run is ignored with a warning (the file is not modified).
 
     Raises
     ------

@@ -3,8 +3,9 @@
 :func:`run_experiment` expands the config into runs (:mod:`.plan`), skips those already in the
 output directory's ``results.jsonl`` (resume), executes the rest with bounded concurrency through
 one shared :class:`~reliability_lab.llm.LLMClient` (response cache in ``<output>/cache``), appends
-each finished run to ``results.jsonl`` as soon as it finishes, and finally writes the summary
-files (:mod:`.summary`).
+each finished run to ``results.jsonl`` as soon as it finishes (its traces to ``traces.jsonl``
+just before, and its PandaProbe session metrics on the record; :mod:`.sessions`), and finally
+writes the summary files (:mod:`.summary`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from tqdm.auto import tqdm
 from reliability_lab.errors import ConfigError
 from reliability_lab.experiment.config import ExperimentConfig, load_config, parse_config
 from reliability_lab.experiment.plan import RunKey, build_plan, resolve_tasks, run_key
+from reliability_lab.experiment.sessions import SessionRecorder, session_id_of, trace_records
 from reliability_lab.experiment.store import (
     HEADER_FILE,
     RESULTS_FILE,
@@ -34,10 +36,12 @@ from reliability_lab.experiment.store import (
     write_header,
 )
 from reliability_lab.experiment.summary import ExperimentSummary, summarize_directory
+from reliability_lab.experiment.traces import TRACES_FILE, reconcile_traces
 
 if TYPE_CHECKING:
     from reliability_lab.agents import RunResult, RunSpec
     from reliability_lab.llm import LLMClient
+    from reliability_lab.tracing import Trace
 
 __all__ = ["ExperimentError", "ExperimentOutcome", "arun_experiment", "run_experiment"]
 
@@ -82,17 +86,19 @@ def _key_of(record: dict[str, Any]) -> RunKey:
 
 def _prepare_directory(
     config: ExperimentConfig, tasks: list[str], planned: set[RunKey]
-) -> tuple[Path, set[RunKey]]:
-    """Create or validate the output directory; return it and the keys already done."""
+) -> tuple[Path, list[dict[str, Any]]]:
+    """Create or validate the output directory; return it and the records already done."""
     out = config.output_dir()
     header_path = out / HEADER_FILE
     results_path = out / RESULTS_FILE
     previous = None
     done: set[RunKey] = set()
+    records: list[dict[str, Any]] = []
     if header_path.exists():
         previous = read_header(out)
         check_resumable(out, previous, config, tasks)
-        for number, record in enumerate(read_result_lines(results_path, repair=True), start=1):
+        records = read_result_lines(results_path, repair=True)
+        for number, record in enumerate(records, start=1):
             key = _key_of(record)
             if key in done:
                 raise ConfigError(f"{results_path}: line {number}: run {key} appears twice")
@@ -109,7 +115,7 @@ def _prepare_directory(
         )
     out.mkdir(parents=True, exist_ok=True)
     write_header(out, make_header(config, tasks, previous=previous))
-    return out, done
+    return out, records
 
 
 def _make_client(config: ExperimentConfig, out: Path) -> LLMClient:
@@ -129,12 +135,45 @@ def _record_of(result: RunResult) -> dict[str, Any]:
     return record
 
 
+def _make_recorder(config: ExperimentConfig, llm: LLMClient) -> SessionRecorder:
+    from reliability_lab.envs import get_environment
+
+    env = get_environment(config.environment.name)
+    return SessionRecorder(config.sessions, llm, {config.environment.name: env.tool_schemas})
+
+
+def _traces_of(recorder: SessionRecorder, record: dict[str, Any]) -> tuple[list[Trace], str | None]:
+    """A record's traces, or none and the reason when its trajectory cannot be traced."""
+    try:
+        return recorder.traces(record), None
+    except (TypeError, ValueError) as exc:  # a trajectory that is not OpenAI-format messages
+        return [], f"evaluation failed: cannot build traces: {exc}"
+
+
+async def _finish(
+    result: RunResult, recorder: SessionRecorder
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The run's record (with session metrics when enabled) and its trace JSON objects."""
+    record = _record_of(result)
+    traces, problem = _traces_of(recorder, record)
+    if recorder.settings.enabled:
+        scores = (
+            recorder.not_scored(problem, n_traces=0)
+            if problem is not None
+            else await recorder.evaluate(result.error, traces)
+        )
+        record["session"] = scores.model_dump(mode="json")
+    return record, trace_records(traces)
+
+
 async def _execute_all(
     pending: list[RunSpec],
     *,
     llm: LLMClient,
     execute: ExecuteFn,
     writer: ResultsWriter,
+    traces_writer: ResultsWriter,
+    recorder: SessionRecorder,
     max_concurrent: int,
     bar: Any,
 ) -> list[tuple[RunKey, BaseException]]:
@@ -147,17 +186,24 @@ async def _execute_all(
         async with semaphore:
             try:
                 result = await execute(spec, llm)
+                got = run_key(
+                    result.agent, result.task_id, result.condition, result.variant, result.run
+                )
+                if got != key:
+                    raise RuntimeError(f"execute returned the result of run {got}")
+                record, traces = await _finish(result, recorder)
             except Exception as exc:  # a harness bug: report, never record as a result
                 failures.append((key, exc))
                 return
-        got = run_key(result.agent, result.task_id, result.condition, result.variant, result.run)
-        if got != key:
-            failures.append((key, RuntimeError(f"execute returned the result of run {got}")))
-            return
         if key in written:  # cannot happen with a deduplicated plan; guard exactly-once anyway
             raise RuntimeError(f"run {key} finished twice")
         written.add(key)
-        await asyncio.to_thread(writer.append, _record_of(result))
+
+        def persist() -> None:  # traces first: a recorded run always has its traces on disk
+            traces_writer.append_many(traces)
+            writer.append(record)
+
+        await asyncio.to_thread(persist)
         bar.update(1)
 
     await asyncio.gather(*(one(spec) for spec in pending))
@@ -179,9 +225,17 @@ async def arun_experiment(
     tasks = resolve_tasks(config, source=source)
     plan = build_plan(config, tasks, source=source)
     keys = [run_key(s.agent, s.task_id, s.condition, s.variant, s.run) for s in plan]
-    out, done = _prepare_directory(config, tasks, set(keys))
+    out, records = _prepare_directory(config, tasks, set(keys))
+    done = {_key_of(r) for r in records}
     pending = [spec for spec, key in zip(plan, keys, strict=True) if key not in done]
     llm = _make_client(config, out)
+    recorder = _make_recorder(config, llm)
+    reconcile_traces(
+        out / TRACES_FILE,
+        records,
+        session_id=session_id_of,
+        make_traces=lambda rec: trace_records(_traces_of(recorder, dict(rec))[0]),
+    )
     bar = tqdm(
         total=len(plan),
         initial=len(done),
@@ -192,12 +246,17 @@ async def arun_experiment(
         dynamic_ncols=True,
     )
     try:
-        with ResultsWriter(out / RESULTS_FILE) as writer:
+        with (
+            ResultsWriter(out / RESULTS_FILE) as writer,
+            ResultsWriter(out / TRACES_FILE) as traces_writer,
+        ):
             failures = await _execute_all(
                 pending,
                 llm=llm,
                 execute=execute,
                 writer=writer,
+                traces_writer=traces_writer,
+                recorder=recorder,
                 max_concurrent=config.max_concurrent,
                 bar=bar,
             )

@@ -14,7 +14,7 @@ import json
 import os
 import threading
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -83,8 +83,10 @@ def result_affecting_settings(config: ExperimentConfig, tasks: list[str]) -> dic
     """The settings that change what a run produces.
 
     Everything except K (more runs may be added), concurrency, output, cache, gates, LLM
-    retry/timeout settings and report settings.
+    retry/timeout settings and report settings. The session settings count: they change the
+    session metrics stored with every run.
     """
+    sessions = config.sessions
     return {
         "version": config.version,
         "seed": config.seed,
@@ -102,6 +104,17 @@ def result_affecting_settings(config: ExperimentConfig, tasks: list[str]) -> dic
             }
             for a in config.agents
         },
+        "sessions": (
+            {
+                "enabled": True,
+                "judge_model": sessions.judge_model,
+                "judge_params": redact(sessions.judge_params),
+                "embedder": sessions.embedder,
+                "signal_weights": sessions.signal_weights,
+            }
+            if sessions.enabled
+            else {"enabled": False}
+        ),
     }
 
 
@@ -290,7 +303,16 @@ class ResultsWriter:
         ValueError
             The writer is closed (the run is then not recorded and runs again on resume).
         """
-        line = (dumps(record) + "\n").encode("utf-8")
+        self.append_many([record])
+
+    def append_many(self, records: Sequence[Mapping[str, Any]]) -> None:
+        """Write ``records`` as JSON lines with one ``write`` and fsync them (thread-safe).
+
+        Nothing is written for an empty sequence. Raises ``ValueError`` when closed.
+        """
+        if not records:
+            return
+        line = "".join(dumps(r) + "\n" for r in records).encode("utf-8")
         with self._lock:
             if self._fd < 0:
                 raise ValueError(f"{self.path}: writer is closed")

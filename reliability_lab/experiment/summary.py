@@ -35,9 +35,12 @@ from reliability_lab.experiment.store import (
     read_header,
     read_result_lines,
 )
+from reliability_lab.experiment.traces import TRACES_FILE
 from reliability_lab.runtable import is_infrastructure_error
 
 __all__ = [
+    "HASHING_EMBEDDER_NOTICE",
+    "SIMULATED_JUDGE_NOTICE",
     "SIMULATED_NOTICE",
     "ExperimentSummary",
     "score_metrics",
@@ -49,6 +52,11 @@ SIMULATED_NOTICE = (
     "SIMULATED MODEL: results of agents using 'sim/...' come from reliability_lab's simulated "
     "model, not a real LLM; they demonstrate the toolkit, not any model's reliability."
 )
+
+SIMULATED_JUDGE_NOTICE = (
+    "judge {judge} is the offline SIMULATED judge (a simulation, not an assessment of the agents)"
+)
+HASHING_EMBEDDER_NOTICE = "embedder 'hashing' is the offline lexical embedder, not a semantic model"
 
 
 @dataclass(frozen=True)
@@ -184,6 +192,36 @@ def _reliability(runs: pd.DataFrame, config: ExperimentConfig) -> tuple[pd.DataF
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return report, list(dict.fromkeys(notes))
+
+
+def _sessions_info(runs: pd.DataFrame, config: ExperimentConfig) -> dict[str, Any]:
+    """How the session metrics were computed, how many runs have them, and notices."""
+    settings = config.sessions
+    if "session_error" not in runs:
+        return {"enabled": False}
+    errors = runs["session_error"]
+    scored = runs["agent_reliability"].notna() & runs["agent_consistency"].notna()
+    notices = []
+    if settings.simulated_judge:
+        notices.append(SIMULATED_JUDGE_NOTICE.format(judge=settings.judge_model))
+    if settings.offline_embedder:
+        notices.append(HASHING_EMBEDDER_NOTICE)
+    return {
+        "enabled": True,
+        "judge_model": settings.judge_model,
+        "embedder": settings.embedder,
+        "signal_weights": settings.signal_weights,
+        "simulated_judge": settings.simulated_judge,
+        "offline_embedder": settings.offline_embedder,
+        "notices": notices,
+        "traces_file": TRACES_FILE,
+        "n_scored": int(scored.sum()),
+        "n_session_errors": int(errors.notna().sum()),
+        "per_agent_session_errors": {
+            str(a): int(g.notna().sum()) for a, g in errors.groupby(runs["agent"], sort=False)
+        },
+        "first_session_errors": list(dict.fromkeys(errors.dropna().astype(str)))[:3],
+    }
 
 
 def _report_dict(report: pd.DataFrame) -> dict[str, dict[str, Any]]:
@@ -325,6 +363,7 @@ def summarize_directory(directory: str | Path) -> ExperimentSummary:
             "seed": config.seed,
             "agents": _report_dict(report),
         },
+        "sessions": _sessions_info(runs, config),
         "undefined_metrics": undefined,
         "gates": [g.to_dict() for g in gate_results],
         "gates_passed": all(g.passed for g in gate_results),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -26,7 +27,7 @@ def write_config(tmp_path: Path) -> Callable[..., Path]:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 def test_sigkill_then_resume_runs_every_run_exactly_once(
-    tmp_path: Path, write_config: Callable
+    tmp_path: Path, write_config: Callable, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with FakeOpenAIServer(latency_s=0.04) as server:
         cfg = write_config(
@@ -84,6 +85,7 @@ def test_sigkill_then_resume_runs_every_run_exactly_once(
         # as if the kill had landed in the middle of writing a line
         with results.open("ab") as fh:
             fh.write(b'{"schema_version": 1, "agent": "a", "task_id": "cs_0')
+        monkeypatch.setenv("OPENAI_API_KEY", env["OPENAI_API_KEY"])  # the resume needs it too
         with pytest.warns(UserWarning, match="incomplete last line"):
             outcome = run_experiment(cfg, output=out, progress=False)
     assert outcome.n_previous == n_before
@@ -95,6 +97,18 @@ def test_sigkill_then_resume_runs_every_run_exactly_once(
     runs = load_results(out)
     assert sorted(runs["run"].unique()) == list(range(K))
     assert runs.groupby("task_id").size().eq(K).all()
+    # traces: exactly the recorded runs' sessions, no trace twice (a run killed after its
+    # traces were written but before its result line was executed again)
+    traces = [json.loads(line) for line in (out / "traces.jsonl").read_text().splitlines()]
+    ids = [(t["session_id"], t["trace_id"]) for t in traces]
+    assert len(ids) == len(set(ids))
+    with_steps = {
+        "|".join(str(r[k]) for k in ("agent", "task_id", "condition", "variant", "run"))
+        for r in result_lines(out)
+        if any(m["role"] == "assistant" for m in r["trajectory"])
+    }
+    assert all(r["error"] is None for r in result_lines(out))
+    assert {t["session_id"] for t in traces} == with_steps == {"|".join(map(str, k)) for k in keys}
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT delivery is POSIX")

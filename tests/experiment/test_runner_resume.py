@@ -91,7 +91,8 @@ def test_resume_executes_only_missing_runs(tmp_path: Path, write_config: Callabl
     (out / "results.jsonl").write_text("".join(kept), encoding="utf-8")
 
     counter = Counting()
-    outcome = run_experiment(cfg, output=out, progress=False, execute=counter)
+    with pytest.warns(UserWarning, match=r"traces\.jsonl: removed 25 line"):  # their traces
+        outcome = run_experiment(cfg, output=out, progress=False, execute=counter)
     dropped_keys = {(r["agent"], r["task_id"], r["run"]) for r in map(json.loads, dropped)}
     assert sorted(counter.keys) == sorted(dropped_keys)
     assert (outcome.n_previous, outcome.n_executed, outcome.n_planned) == (7, 5, N_PLANNED)
@@ -141,6 +142,7 @@ def test_results_directory_layout(tmp_path: Path, write_config: Callable) -> Non
         "run_1",
         "run_2",
         "summary.json",
+        "traces.jsonl",
     ]
     header = json.loads((out / "header.json").read_text())
     assert header["suite_name"] == "tiny" and header["seed"] == 11 and header["simulated"]

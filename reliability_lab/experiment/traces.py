@@ -1,0 +1,104 @@
+"""``traces.jsonl``: every run's traces, PandaProbe-style, one trace JSON object per line.
+
+The runner appends a run's traces (one ``write``, then ``fsync``) *before* the run's line in
+``results.jsonl``, so a run recorded in ``results.jsonl`` always has its traces on disk. A
+process killed in between leaves traces of a run that is not recorded (and maybe an
+incomplete last line); that run is executed again on resume and would write its traces a
+second time. :func:`reconcile_traces` therefore runs before every resume: it keeps exactly
+the traces of the recorded runs (each trace id once), drops the rest, and rebuilds from
+``results.jsonl`` the traces of any recorded run that has none (e.g. a deleted file) — the
+traces are a function of the recorded trajectory. Read them back with
+:func:`reliability_lab.tracing.load_traces`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from reliability_lab.experiment._jsonio import dumps
+
+__all__ = ["TRACES_FILE", "reconcile_traces"]
+
+TRACES_FILE = "traces.jsonl"
+
+
+def _read_lines(path: Path) -> tuple[list[tuple[str, str, str]], int]:
+    """``(session_id, trace_id, line)`` of each parseable line, and the count of bad lines."""
+    if not path.exists():
+        return [], 0
+    out: list[tuple[str, str, str]] = []
+    bad = 0
+    for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+            sid, tid = obj["session_id"], obj["trace_id"]
+        except (ValueError, TypeError, KeyError):
+            bad += 1  # an append cut short by a kill (or a damaged line)
+            continue
+        out.append((str(sid), str(tid), raw))
+    return out, bad
+
+
+def reconcile_traces(
+    path: Path,
+    recorded: Sequence[Mapping[str, Any]],
+    *,
+    session_id: Callable[[Mapping[str, Any]], str],
+    make_traces: Callable[[Mapping[str, Any]], list[dict[str, Any]]],
+) -> int:
+    """Make ``traces.jsonl`` hold exactly the traces of the recorded runs, each once.
+
+    Parameters
+    ----------
+    path : Path
+        The ``traces.jsonl`` file (may be missing).
+    recorded : sequence of mapping
+        The ``results.jsonl`` records (runs that count as done).
+    session_id : callable
+        Session id of a record.
+    make_traces : callable
+        A record's trace JSON objects (used for recorded runs whose traces are missing).
+
+    Returns
+    -------
+    int
+        Lines removed (traces of unrecorded runs, duplicates, incomplete or damaged lines).
+        The file is rewritten atomically only when something changes.
+    """
+    wanted = {session_id(r): r for r in recorded}
+    lines, bad = _read_lines(path)
+    kept: list[str] = []
+    seen_ids: set[tuple[str, str]] = set()
+    have: set[str] = set()
+    for sid, tid, raw in lines:
+        if sid not in wanted or (sid, tid) in seen_ids:
+            continue
+        seen_ids.add((sid, tid))
+        have.add(sid)
+        kept.append(raw)
+    removed = len(lines) - len(kept) + bad
+    rebuilt = [
+        dumps(obj) for sid, rec in wanted.items() if sid not in have for obj in make_traces(rec)
+    ]
+    if removed == 0 and not rebuilt:
+        return 0
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write("".join(line + "\n" for line in [*kept, *rebuilt]))
+        fh.flush()
+        os.fsync(fh.fileno())
+    tmp.replace(path)
+    if removed:
+        warnings.warn(
+            f"{path}: removed {removed} line(s) of traces of runs that were not recorded in "
+            "results.jsonl (interrupted run), duplicates or incomplete lines",
+            stacklevel=2,
+        )
+    return removed
