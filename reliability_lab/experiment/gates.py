@@ -19,6 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from reliability_lab._taskstats import METRICS, SESSION_METRICS
+
 __all__ = [
     "GATE_METRICS",
     "GateConfig",
@@ -27,30 +29,7 @@ __all__ = [
 ]
 
 #: Metrics of the reliability report that gates may name (each also as ``<name>_lo``/``_hi``).
-REPORT_METRICS = (
-    "accuracy",
-    "C_out",
-    "C_traj_d",
-    "C_traj_s",
-    "C_conf",
-    "C_res",
-    "P_brier",
-    "P_cal",
-    "P_auroc",
-    "P_rc",
-    "R_fault",
-    "R_struct",
-    "R_prompt",
-    "S_comp",
-    "S_harm",
-    "R_saf",
-    "R_Con",
-    "R_Pred",
-    "R_Rob",
-    "R",
-    "agent_reliability",  # PandaProbe session metrics (present when sessions are evaluated)
-    "agent_consistency",
-)
+REPORT_METRICS = (*METRICS, *SESSION_METRICS)
 #: letta-evals style metrics computed from the scores (``avg_score`` = ``avg_score_attempted``).
 SCORE_METRICS = ("avg_score", "avg_score_attempted", "avg_score_total")
 #: Every metric name a gate may use.
