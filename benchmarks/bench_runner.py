@@ -11,7 +11,14 @@ latency) and where the time per call goes:
 - ``agent ms/call``: run wall time not spent waiting for calls (tool execution, environment,
   message handling), per call;
 - ``overhead ms/call``: concurrency ÷ achieved rate − latency, the total per-call cost of
-  everything that is not the server's latency (includes queueing for the CPU).
+  everything that is not the server's latency (includes queueing for the CPU);
+- ``cpu ms/call``: CPU time of this process (all threads) per call — the figure that decides
+  the ceiling (the runner holds one GIL) and, unlike wall time, barely moves when other
+  processes load the machine.
+
+Finally it measures the boundary's own cost: CPU per call of ``LLMClient.acompletion`` minus
+CPU per call of the same ``litellm.acompletion`` call made directly (same transport), both at
+concurrency 16.
 
 Target (issue 3): ≥ 80 % of ideal at concurrency 16.
 
@@ -28,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +51,7 @@ class Level:
     seconds: float
     call_latency_s: float
     agent_s_per_call: float
+    cpu_s: float
 
 
 def _start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
@@ -87,9 +96,14 @@ def _measure(concurrency: int, base_url: str, model: str, tmp: Path, latency: fl
             "output": str(tmp / f"c{concurrency}"),
             "agents": [{"label": "bench", "model": model, "params": {"api_base": base_url}}],
             "report": {"n_boot": 10},
+            # Session scoring (judge + embeddings after each run) is CPU work of its own,
+            # measured by the demo; this benchmark measures the LLM call path.
+            "sessions": {"enabled": False},
         }
     )
+    cpu0 = time.process_time()
     outcome = run_experiment(config, progress=False, execute=timed)
+    cpu = time.process_time() - cpu0
     runs = outcome.summary.runs
     errors = runs["error"].dropna()
     if len(errors):
@@ -98,7 +112,58 @@ def _measure(concurrency: int, base_url: str, model: str, tmp: Path, latency: fl
     seconds = max(e for _, e in times) - min(s for s, _ in times)
     waited = (runs["call_latency_s"] * runs["api_calls"]).sum()
     agent = (runs["wall_time_s"].sum() - waited) / calls
-    return Level(concurrency, len(runs), calls, seconds, float(waited / calls), float(agent))
+    return Level(
+        concurrency, len(runs), calls, seconds, float(waited / calls), float(agent), cpu / calls
+    )
+
+
+def _boundary_overhead(base_url: str, model: str, batches: int = 25) -> tuple[float, float]:
+    """CPU seconds per call: (through LLMClient, litellm called directly), concurrency 16."""
+    import asyncio
+
+    import litellm
+
+    from reliability_lab.llm import LLMClient
+    from reliability_lab.llm._transport import FLAG
+
+    client = LLMClient()
+    messages = [
+        {"role": "system", "content": "You are a customer-service agent. " * 20},
+        {"role": "user", "content": "Where is my order O1001? " * 5},
+    ]
+
+    async def ours() -> None:
+        await client.acompletion(model=model, messages=messages, api_base=base_url)
+
+    async def direct() -> None:
+        await litellm.acompletion(
+            model=model,
+            messages=messages,
+            api_base=base_url,
+            drop_params=True,
+            timeout=60.0,
+            max_retries=0,
+        )
+
+    async def batch(fn: Callable[[], Awaitable[None]]) -> float:
+        start = time.process_time()
+        for _ in range(batches):
+            await asyncio.gather(*(fn() for _ in range(16)))
+        return (time.process_time() - start) / (batches * 16)
+
+    async def both() -> tuple[float, float]:
+        mine, raw = [], []
+        for _ in range(3):  # alternate to share any drift
+            mine.append(await batch(ours))
+            if client._mode(model, {"api_base": base_url}) == "direct":
+                os.environ[FLAG] = "true"  # the same transport as our call takes
+            try:
+                raw.append(await batch(direct))
+            finally:
+                os.environ.pop(FLAG, None)
+        return min(mine), min(raw)
+
+    return asyncio.run(both())
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -127,18 +192,24 @@ def main(argv: list[str] | None = None) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             _measure(1, base_url, args.model, Path(tmp) / "warmup", args.latency)  # imports
             rows = [_measure(c, base_url, args.model, Path(tmp), args.latency) for c in args.levels]
+        ours, raw = _boundary_overhead(base_url, args.model)
     finally:
         proc.kill()
         proc.wait()
     lat_ms = args.latency * 1000
-    path = "litellm base HTTP handler (no openai SDK)" if args.sdk_free else "litellm default"
+    path = (
+        "EXPERIMENTAL_OPENAI_BASE_LLM_HTTP_HANDLER=true for the whole process"
+        if args.sdk_free
+        else "LLMClient default transport"
+    )
     print(
         f"runner benchmark: server latency {lat_ms:.0f} ms/call, model {args.model}, "
         f"cache off, {path}"
     )
     print(
         f"{'conc':>4} {'runs':>5} {'calls':>6} {'secs':>6} {'calls/s':>8} {'ideal':>6} "
-        f"{'%ideal':>7} {'call ms':>8} {'agent ms/call':>13} {'overhead ms/call':>16}"
+        f"{'%ideal':>7} {'call ms':>8} {'agent ms/call':>13} {'overhead ms/call':>16} "
+        f"{'cpu ms/call':>11}"
     )
     for r in rows:
         rate = r.calls / r.seconds
@@ -147,8 +218,12 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"{r.concurrency:>4} {r.runs:>5} {r.calls:>6} {r.seconds:>6.2f} {rate:>8.1f} "
             f"{ideal:>6.0f} {rate / ideal:>7.1%} {r.call_latency_s * 1000:>8.1f} "
-            f"{r.agent_s_per_call * 1000:>13.2f} {overhead:>16.2f}"
+            f"{r.agent_s_per_call * 1000:>13.2f} {overhead:>16.2f} {r.cpu_s * 1000:>11.2f}"
         )
+    print(
+        f"boundary (LLMClient) CPU per call {ours * 1000:.2f} ms vs litellm.acompletion directly "
+        f"{raw * 1000:.2f} ms: our own overhead {(ours - raw) * 1000:.2f} ms/call"
+    )
     at16 = [r for r in rows if r.concurrency == 16]
     if at16:
         share = at16[0].calls / at16[0].seconds / (16 / args.latency)

@@ -2,6 +2,11 @@
 
 Importing this package registers the simulated model as the litellm provider ``sim``
 (``sim/calibrated``, ``sim/inconsistent``, …; see :mod:`reliability_lab.sim`).
+
+OpenAI chat calls whose request is the same either way take litellm's SDK-free HTTP handler:
+``EXPERIMENTAL_OPENAI_BASE_LLM_HTTP_HANDLER`` is set only while such a call of ours is in flight,
+never when the user has set it (:mod:`reliability_lab.llm._transport`;
+``LLMClient(openai_transport="sdk")`` opts out).
 """
 
 from __future__ import annotations

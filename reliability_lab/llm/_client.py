@@ -1,4 +1,11 @@
-"""``LLMClient``: the single place that calls litellm (chat completions and embeddings)."""
+"""``LLMClient``: the single place that calls litellm (chat completions and embeddings).
+
+OpenAI chat calls take litellm's SDK-free HTTP handler when that sends the same request as the
+openai SDK (see :mod:`reliability_lab.llm._transport`): litellm selects it through the
+environment variable ``EXPERIMENTAL_OPENAI_BASE_LLM_HTTP_HANDLER``, which this module sets only
+while such a call of ours is in flight (and never when the user has set it). Pass
+``openai_transport="sdk"`` to keep the openai SDK.
+"""
 
 from __future__ import annotations
 
@@ -11,11 +18,12 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from reliability_lab.llm._cache import ResponseCache, cache_key
 from reliability_lab.llm._errors import RETRYABLE, LLMCallError, categorize
 from reliability_lab.llm._secrets import secret_values
+from reliability_lab.llm._transport import GATE, Mode, call_mode
 
 __all__ = ["Completion", "LLMClient"]
 
@@ -133,6 +141,9 @@ class LLMClient:
         Per-attempt timeout passed to litellm.
     rng : random.Random, optional
         Source of the backoff jitter (seed it for reproducible timings).
+    openai_transport : {"auto", "sdk"}
+        ``auto``: OpenAI chat calls whose request is the same either way go through litellm's
+        SDK-free HTTP handler (about 1.5 ms less CPU per call); ``sdk``: always the openai SDK.
     """
 
     def __init__(
@@ -144,23 +155,47 @@ class LLMClient:
         backoff_max_s: float = 8.0,
         timeout_s: float = 60.0,
         rng: random.Random | None = None,
+        openai_transport: Literal["auto", "sdk"] = "auto",
     ) -> None:
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
         if backoff_base_s < 0 or backoff_max_s < 0 or timeout_s <= 0:
             raise ValueError("backoff_base_s and backoff_max_s must be >= 0 and timeout_s > 0")
+        if openai_transport not in ("auto", "sdk"):
+            raise ValueError(f"openai_transport must be 'auto' or 'sdk', got {openai_transport!r}")
         self.cache = ResponseCache(cache_dir) if cache_dir is not None else None
         self.max_retries = max_retries
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
         self.timeout_s = timeout_s
         self._rng = rng or random.Random()
+        self.openai_transport = openai_transport
         self._litellm = _litellm()
+        self._providers: dict[tuple[str, Any, Any], str | None] = {}
 
     def backoff_delay(self, retry: int) -> float:
         """Delay before retry number ``retry`` (0-based), with jitter."""
         delay = min(self.backoff_max_s, self.backoff_base_s * 2.0**retry)
         return delay / 2 + self._rng.uniform(0, delay / 2)
+
+    def _provider(self, model: str, params: dict[str, Any]) -> str | None:
+        """litellm's provider for ``model`` (memoised; None when litellm cannot resolve it)."""
+        key = (model, params.get("custom_llm_provider"), params.get("api_base"))
+        if key not in self._providers:
+            try:
+                _, provider, _, _ = self._litellm.get_llm_provider(
+                    model=model, custom_llm_provider=key[1], api_base=key[2]
+                )
+            except Exception:  # litellm raises its own error for the call itself
+                provider = None
+            self._providers[key] = provider if isinstance(provider, str) else None
+        return self._providers[key]
+
+    def _mode(self, model: str, params: dict[str, Any]) -> Mode | None:
+        mode = call_mode(self._litellm, self._provider(model, params), params)
+        if mode == "direct" and self.openai_transport == "sdk":
+            return "sdk"
+        return mode
 
     async def _with_retries(
         self, call: Callable[[], Awaitable[T]], secrets: list[str]
@@ -230,8 +265,15 @@ class LLMClient:
         if tools:
             kwargs["tools"] = tools
 
+        mode = self._mode(model, params)
+
         async def call() -> tuple[dict[str, Any], Any]:
-            response = await litellm.acompletion(model=model, messages=messages, **kwargs)
+            gated = await GATE.enter(mode) if mode is not None else False
+            try:
+                response = await litellm.acompletion(model=model, messages=messages, **kwargs)
+            finally:
+                if gated and mode is not None:
+                    GATE.exit(mode)
             return _message_dict(response), response
 
         (message, response), latency, attempts = await self._with_retries(

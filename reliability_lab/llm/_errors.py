@@ -119,6 +119,7 @@ _MALFORMED = (
     "invalid control character",
     "invalid response object",
     "returned 'choices'",
+    "no 'choices'",
     "malformed",
     "unexpected response",
 )
@@ -130,7 +131,31 @@ _CONNECTION = (
     "connection reset",
     "name or service not known",
     "nodename nor servname",
+    "cannot connect to host",
+    "connect call failed",
 )
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and the exceptions it was raised from (cause or context), outermost first."""
+    out: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(out) < 10 and current not in out:
+        out.append(current)
+        current = current.__cause__ or current.__context__
+    return out
+
+
+def _connection_in_chain(exc: BaseException) -> bool:
+    """A refused/reset connection somewhere in the chain (litellm may report it as a 500)."""
+    for inner in _chain(exc)[1:]:
+        if isinstance(inner, ConnectionError):
+            return True
+        module = type(inner).__module__.split(".")[0]
+        name = type(inner).__name__
+        if module in ("aiohttp", "httpx", "httpcore") and "Connect" in name:
+            return True
+    return False
 
 
 def _looks_malformed(text: str) -> bool:
@@ -151,7 +176,9 @@ def categorize(exc: BaseException, *, secrets: Iterable[str] = ()) -> LLMCallErr
     category = _category_by_name(exc) or _category_by_status(code) or "connection"
     if category in ("server", "connection") and _looks_malformed(text):
         category = "bad_response"
-    elif category == "server" and any(s in text.lower() for s in _CONNECTION):
+    elif category == "server" and (
+        any(s in text.lower() for s in _CONNECTION) or _connection_in_chain(exc)
+    ):
         category = "connection"  # litellm wraps a refused/reset connection as a 500
     text = " ".join(text.split())
     if len(text) > _MAX_MESSAGE:

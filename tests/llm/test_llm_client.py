@@ -6,6 +6,7 @@ import json
 import math
 import socket
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -45,6 +46,7 @@ def test_llm_retryable_status_then_success(chat_server, make_body, code: int) ->
     assert out.attempts == 2 and len(server.requests) == 2
 
 
+@pytest.mark.parametrize("transport", ["auto", "sdk"])  # SDK-free handler / openai SDK
 @pytest.mark.parametrize(
     ("action", "category"),
     [
@@ -54,11 +56,11 @@ def test_llm_retryable_status_then_success(chat_server, make_body, code: int) ->
         (("ok", {"foo": 1}), "bad_response"),
     ],
 )
-def test_llm_retries_exhausted_are_categorised(chat_server, action, category) -> None:
+def test_llm_retries_exhausted_are_categorised(chat_server, action, category, transport) -> None:
     server, base = chat_server
     server.script = [action]
     with pytest.raises(LLMCallError) as info:
-        _call(_client(), base)
+        _call(_client(openai_transport=transport), base)
     assert info.value.category == category
     assert info.value.attempts == 3 == len(server.requests)  # 1 + max_retries
 
@@ -85,13 +87,14 @@ def test_llm_timeout_is_retried_then_categorised(chat_server) -> None:
     assert info.value.category == "timeout" and info.value.attempts == 2
 
 
-def test_llm_connection_refused() -> None:
+@pytest.mark.parametrize("transport", ["auto", "sdk"])
+def test_llm_connection_refused(transport: Literal["auto", "sdk"]) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     with pytest.raises(LLMCallError) as info:
         _call(
-            LLMClient(max_retries=1, backoff_base_s=0.0, timeout_s=2.0),
+            LLMClient(max_retries=1, backoff_base_s=0.0, timeout_s=2.0, openai_transport=transport),
             f"http://127.0.0.1:{port}/v1",
         )
     assert info.value.category == "connection" and info.value.attempts == 2
