@@ -17,20 +17,20 @@ An embedder is any callable ``embed(texts: list[str]) -> vectors`` (one vector p
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import math
 import os
 import re
 import zlib
 from collections import Counter
-from collections.abc import Coroutine, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
 if TYPE_CHECKING:
     from reliability_lab.llm import LLMClient
+
+from reliability_lab._sync import run_sync
 
 __all__ = [
     "Embedder",
@@ -41,7 +41,6 @@ __all__ = [
     "run_sync",
 ]
 
-T = TypeVar("T")
 
 _WORD_RE = re.compile(r"\w+")
 
@@ -53,20 +52,6 @@ class Embedder(Protocol):
     def __call__(self, texts: list[str]) -> Sequence[Any]:
         """Embed ``texts``; return one vector per text, all of one dimension."""
         ...
-
-
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine to completion from synchronous code.
-
-    Uses :func:`asyncio.run` when no event loop is running; inside a running loop (a Jupyter
-    cell) it runs the coroutine on a fresh loop in a worker thread and waits for it.
-    """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 class HashingEmbedder:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +41,8 @@ if TYPE_CHECKING:
     from reliability_lab.agents import RunResult, RunSpec
     from reliability_lab.llm import LLMClient
     from reliability_lab.tracing import Trace
+
+from reliability_lab._sync import run_sync
 
 __all__ = ["ExperimentError", "ExperimentOutcome", "arun_experiment", "run_experiment"]
 
@@ -332,29 +333,4 @@ def run_experiment(
     else:
         source = str(config)
         cfg = load_config(config, overrides=overrides)
-    coro_factory = lambda: arun_experiment(  # noqa: E731
-        cfg, source=source, progress=progress, execute=execute
-    )
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro_factory())
-    return _run_in_thread(coro_factory)
-
-
-def _run_in_thread(factory: Callable[[], Awaitable[ExperimentOutcome]]) -> ExperimentOutcome:
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = asyncio.run(factory())  # type: ignore[arg-type]
-        except BaseException as exc:
-            box["error"] = exc
-
-    thread = threading.Thread(target=target, name="reliability-lab-experiment")
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    outcome: ExperimentOutcome = box["value"]
-    return outcome
+    return run_sync(arun_experiment(cfg, source=source, progress=progress, execute=execute))

@@ -10,16 +10,16 @@ while such a call of ours is in flight (and never when the user has set it). Pas
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import logging
 import math
 import os
 import random
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
+from reliability_lab._sync import run_sync
 from reliability_lab.llm._cache import ResponseCache, cache_key
 from reliability_lab.llm._errors import RETRYABLE, LLMCallError, categorize
 from reliability_lab.llm._secrets import secret_values
@@ -299,7 +299,7 @@ class LLMClient:
 
     def completion(self, **kwargs: Any) -> Completion:
         """Synchronous :meth:`acompletion` (also works inside a running loop, e.g. Jupyter)."""
-        return _run_sync(self.acompletion(**kwargs))
+        return run_sync(self.acompletion(**kwargs))
 
     async def aembedding(self, *, model: str, texts: list[str], **params: Any) -> list[list[float]]:
         """Embed ``texts`` (one vector each, in order), with the same retries as completions."""
@@ -319,19 +319,10 @@ class LLMClient:
 
     def embedding(self, *, model: str, texts: list[str], **params: Any) -> list[list[float]]:
         """Synchronous :meth:`aembedding`."""
-        return _run_sync(self.aembedding(model=model, texts=texts, **params))
+        return run_sync(self.aembedding(model=model, texts=texts, **params))
 
 
 def _get(obj: Any, name: str, default: Any) -> Any:
     if isinstance(obj, dict):
         return obj.get(name, default)
     return getattr(obj, name, default)
-
-
-def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
