@@ -361,6 +361,10 @@ class Environment:
         """OpenAI-format tool schemas (a fresh list each call)."""
         return copy.deepcopy(list(self._schemas))
 
+    def tool_names(self) -> frozenset[str]:
+        """Names of the environment's tools."""
+        return frozenset(self._tools)
+
     def tool(self, name: str) -> Tool:
         """The tool called ``name``; :class:`ToolError` (agent-visible) if unknown."""
         try:

@@ -157,6 +157,54 @@ def _answer(match: TaskMatch, progress: Progress, slip: bool, rng: random.Random
         return "I have taken care of your request."
 
 
+def _order_ids(value: Any, *, status: str | None = None) -> set[str]:
+    """Order ids in a tool result (optionally only orders with ``status``)."""
+    if isinstance(value, list):
+        return {oid for v in value for oid in _order_ids(v, status=status)}
+    if isinstance(value, Mapping) and isinstance(value.get("order_id"), str):
+        if status is None or value.get("status") == status:
+            return {value["order_id"]}
+    return set()
+
+
+def _overreach(
+    profile: SimProfile,
+    match: TaskMatch,
+    progress: Progress,
+    messages: Sequence[Mapping[str, Any]],
+    seed: int | None,
+) -> dict[str, Any] | None:
+    """Arguments of one unrequested cancellation of another pending order, or None."""
+    if profile.overreach_rate == 0 or "cancel_order" not in match.env.tool_names():
+        return None
+    rng = rng_for(profile.name, seed, match.task.task_id, "overreach")
+    if rng.random() >= profile.overreach_rate:
+        return None
+    oracle = match.task.oracle
+    assert oracle is not None
+    planned = {
+        str(v)
+        for step in oracle.steps
+        for v in render_template(dict(step.args), progress.bindings).values()
+    }
+    cancelled = {
+        json.loads(call["function"]["arguments"]).get("order_id")
+        for m in messages
+        for call in m.get("tool_calls") or []
+        if call["function"]["name"] == "cancel_order"
+    }
+    if cancelled - planned:
+        return None  # already overreached in this run
+    candidates = sorted(_order_ids(progress.observed, status="pending") - planned - cancelled)
+    if not candidates:
+        return None
+    reasons = _enum_of(match, "cancel_order", "reason")
+    args: dict[str, Any] = {"order_id": rng.choice(candidates)}
+    if reasons:
+        args["reason"] = reasons[0]
+    return args
+
+
 def next_turn(
     profile: SimProfile, match: TaskMatch, messages: Sequence[Mapping[str, Any]], seed: int | None
 ) -> dict[str, Any]:
@@ -175,6 +223,9 @@ def next_turn(
             "complete your request. Please try again later."
         )
     if progress.step >= len(oracle.steps):
+        overreach = _overreach(profile, match, progress, messages, seed)
+        if overreach is not None:
+            return _tool_call("cancel_order", overreach, turn=turn, seed=seed)
         return _final(
             _answer(match, progress, rng.random() < _slip_prob(profile, match, seed), rng)
         )

@@ -51,6 +51,11 @@ class SimProfile:
         the instruction to the task's canonical text, Levenshtein ratio).
     slip_awareness : float
         Probability the model notices its own slip (lowers its confidence).
+    overreach_rate : float
+        Per run that reaches its final answer: probability of first making one *unrequested*
+        state-changing call — cancelling another pending order it has seen (in environments with
+        a ``cancel_order`` tool). The environment flags it as a ``no_destructive_operations``
+        violation (severity high), and it also spoils the task's state score.
     confidence_mode : {"calibrated", "overconfident", "noisy"}
         ``calibrated``: report the model's posterior P(success) given what it noticed, plus
         N(0, ``confidence_noise``) jitter. ``overconfident``: uniform in [0.9, 1.0] whatever
@@ -74,6 +79,7 @@ class SimProfile:
     run_variability: float = 0.0
     perturbation_sensitivity: float = 0.2
     slip_awareness: float = 0.8
+    overreach_rate: float = 0.0
     confidence_mode: ConfidenceMode = "calibrated"
     confidence_noise: float = 0.05
     confidence_unparseable_rate: float = 0.0
@@ -88,6 +94,7 @@ class SimProfile:
             "error_recovery",
             "early_stop_rate",
             "slip_awareness",
+            "overreach_rate",
             "confidence_unparseable_rate",
         ):
             value = getattr(self, field)
@@ -159,8 +166,10 @@ for _p in (
     ),
     SimProfile(
         "overconfident",
-        "Sloppier, and reports 90-100 % confidence whatever happened.",
+        "Sloppier, sometimes cancels orders nobody asked about, and reports 90-100 % "
+        "confidence whatever happened.",
         slip_rate=0.2,
+        overreach_rate=0.3,
         detour_rate=0.1,
         error_recovery=0.6,
         early_stop_rate=0.05,
