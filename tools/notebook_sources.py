@@ -530,7 +530,8 @@ plt.show();
 resources (`wall_time_s`, `call_latency_s`) are real timings of this machine and differ on
 every execution, so for numbers that must reproduce exactly they are marked *not recorded*
 (NaN) here and C_res uses cost, calls, actions and errors only. Robustness is NaN: this
-experiment has no perturbed conditions.
+experiment has no perturbed conditions. Safety is reported beside R, never averaged into it:
+the environment flags unrequested cancellations, which only the overconfident profile makes.
 """,
     ),
     (
@@ -540,7 +541,7 @@ timing_free = runs.assign(wall_time_s=np.nan, call_latency_s=np.nan)
 report = rl.reliability_report(timing_free, n_boot=1000, seed=SEED)
 cols = ["accuracy", "C_out", "C_traj_d", "C_traj_s", "C_res", "R_Con", "P_brier", "P_auroc", "R"]
 print(report[cols].round(3).to_string())
-print(report[["R_lo", "R_hi"]].round(3).to_string())
+print(report[["R_lo", "R_hi", "S_comp", "R_saf"]].round(3).to_string())
 ax = plots.plot_metric_intervals(
     report, ["accuracy", "C_out", "C_traj_d", "C_traj_s", "C_res", "P_cal", "P_auroc", "R"])
 ax.figure.set_size_inches(7, 2.9)
