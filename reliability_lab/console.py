@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pandas as pd
 
 from reliability_lab._taskstats import METRICS
 
-__all__ = ["format_report"]
+__all__ = ["format_report", "value_with_ci"]
 
 _GROUPS = (
     ("Outcome", ("accuracy",)),
@@ -20,14 +21,32 @@ _GROUPS = (
 )
 
 
-def _cell(row: pd.Series, name: str) -> str:
-    value = row.get(name, math.nan)
-    if value is None or math.isnan(value):
-        return "     n/a"
-    lo, hi = row.get(f"{name}_lo", math.nan), row.get(f"{name}_hi", math.nan)
-    if lo is None or hi is None or math.isnan(lo) or math.isnan(hi):
-        return f"{value:8.3f}"
-    return f"{value:8.3f}  [{lo:.3f}, {hi:.3f}]"
+def _number(value: Any) -> float | None:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(x) else x
+
+
+def value_with_ci(row: Any, name: str, *, digits: int = 3, width: int = 0, gap: str = " ") -> str:
+    """``row[name]`` with its ``[<name>_lo, <name>_hi]`` interval, or ``n/a`` when undefined.
+
+    Examples
+    --------
+    >>> value_with_ci({"R": 0.8, "R_lo": 0.7, "R_hi": 0.9}, "R", digits=2)
+    '0.80 [0.70, 0.90]'
+    >>> value_with_ci({"R": float("nan")}, "R", width=8)
+    '     n/a'
+    """
+    value = _number(row.get(name))
+    if value is None:
+        return "n/a".rjust(width)
+    text = f"{value:{width}.{digits}f}"
+    lo, hi = _number(row.get(f"{name}_lo")), _number(row.get(f"{name}_hi"))
+    if lo is None or hi is None:
+        return text
+    return f"{text}{gap}[{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
 def format_report(report: pd.DataFrame) -> str:
@@ -47,5 +66,7 @@ def format_report(report: pd.DataFrame) -> str:
         )
         for title, names in _GROUPS:
             lines.append(f"  {title}")
-            lines.extend(f"    {name:<9}{_cell(row, name)}" for name in names)
+            lines.extend(
+                f"    {name:<9}{value_with_ci(row, name, width=8, gap='  ')}" for name in names
+            )
     return "\n".join(lines)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+from reliability_lab.console import value_with_ci
 from reliability_lab.experiment.store import is_simulated_model
 from reliability_lab.experiment.summary import (
     HASHING_EMBEDDER_NOTICE,
@@ -28,22 +28,8 @@ SUMMARY_METRICS = (
 )
 
 
-def _num(value: Any) -> str:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return "n/a"
-    return "n/a" if math.isnan(x) else f"{x:.2f}"
-
-
 def _with_ci(row: Any, name: str) -> str:
-    value = row.get(name, math.nan)
-    lo, hi = row.get(f"{name}_lo", math.nan), row.get(f"{name}_hi", math.nan)
-    if _num(value) == "n/a":
-        return "n/a"
-    if _num(lo) == "n/a" or _num(hi) == "n/a":
-        return _num(value)
-    return f"{_num(value)} [{_num(lo)}, {_num(hi)}]"
+    return value_with_ci(row, name, digits=2)
 
 
 def _table(cells: list[list[str]]) -> list[str]:
