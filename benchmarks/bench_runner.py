@@ -1,6 +1,6 @@
 """Runner throughput against a local OpenAI-compatible server with a fixed per-call latency.
 
-Starts ``tests/experiment/fake_openai_server.py`` in a separate process (so the server's CPU
+Starts ``tests/fake_openai_server.py`` in a separate process (so the server's CPU
 time is not charged to us), then runs the real stack — runner → agent loop → LLMClient →
 litellm → HTTP — at several concurrency levels, with the response cache off so every call
 reaches the server. Prints achieved LLM calls per second against the ideal (concurrency ÷
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SERVER = ROOT / "tests" / "experiment" / "fake_openai_server.py"
+SERVER = ROOT / "tests" / "fake_openai_server.py"
 
 
 @dataclass(frozen=True)

@@ -10,35 +10,39 @@ Importing the package does not import litellm or matplotlib; heavy parts load on
 from __future__ import annotations
 
 import os
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 # litellm fetches a remote price map on import unless told otherwise. Use the bundled one by
 # default so the toolkit works offline; opt out with RELIABILITY_LAB_REMOTE_COST_MAP=1.
 if os.environ.get("RELIABILITY_LAB_REMOTE_COST_MAP", "") not in ("1", "true", "True"):
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from reliability_lab._lazy import lazy_exports
 from reliability_lab.errors import ConfigError, RunTableError, UndefinedMetricWarning
-from reliability_lab.runtable import run_table_from_records, validate_run_table
 
 if TYPE_CHECKING:
-    from reliability_lab.console import format_report
     from reliability_lab.experiment.results import load_results
     from reliability_lab.experiment.runner import run_experiment
     from reliability_lab.io import load_tau_bench
-    from reliability_lab.report import reliability_report, robustness_by_variant
+    from reliability_lab.report import format_report, reliability_report, robustness_by_variant
+    from reliability_lab.runs import run_table_from_records, validate_run_table
 
 __version__ = "0.1.0"
 
-# Public names loaded lazily: name -> module that defines it.
-_LAZY = {
-    "format_report": "reliability_lab.console",
-    "load_results": "reliability_lab.experiment.results",
-    "load_tau_bench": "reliability_lab.io",
-    "run_experiment": "reliability_lab.experiment.runner",
-    "reliability_report": "reliability_lab.report",
-    "robustness_by_variant": "reliability_lab.report",
-}
+# Public names loaded on first use: name -> module that defines it.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "format_report": "reliability_lab.report",
+        "load_results": "reliability_lab.experiment.results",
+        "load_tau_bench": "reliability_lab.io",
+        "reliability_report": "reliability_lab.report",
+        "robustness_by_variant": "reliability_lab.report",
+        "run_experiment": "reliability_lab.experiment.runner",
+        "run_table_from_records": "reliability_lab.runs",
+        "validate_run_table": "reliability_lab.runs",
+    },
+)
 
 __all__ = [
     "ConfigError",
@@ -54,9 +58,3 @@ __all__ = [
     "run_table_from_records",
     "validate_run_table",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'reliability_lab' has no attribute {name!r}")

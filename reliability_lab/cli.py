@@ -97,7 +97,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from reliability_lab.experiment.config import load_config
     from reliability_lab.experiment.plan import build_plan, resolve_tasks
-    from reliability_lab.experiment.store import is_simulated_model
+    from reliability_lab.runs import is_simulated_model
 
     config = load_config(args.config)
     tasks = resolve_tasks(config, source=args.config)

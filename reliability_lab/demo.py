@@ -11,11 +11,11 @@ from __future__ import annotations
 import sys
 import warnings
 
-from reliability_lab.console import format_report
 from reliability_lab.errors import UndefinedMetricWarning
 from reliability_lab.io import load_tau_bench_example
 from reliability_lab.metrics import pass_hat_k
 from reliability_lab.report import reliability_report
+from reliability_lab.report.text import format_report
 
 PUBLISHED_PASS_HAT_K = {
     1: 0.420,

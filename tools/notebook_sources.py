@@ -235,7 +235,7 @@ environment, then split its conversation into traces.
         """
 from reliability_lab.agents import RunSpec, execute_run
 from reliability_lab.llm import LLMClient
-from reliability_lab.tracing import traces_from_trajectory
+from reliability_lab.sessions import traces_from_trajectory
 
 llm = LLMClient()
 spec = RunSpec(agent="calibrated", model="sim/calibrated", params={},
@@ -262,7 +262,7 @@ notebook's event loop.
     (
         "code",
         """
-from reliability_lab.session import aevaluate_session
+from reliability_lab.sessions import aevaluate_session
 
 evaluation = await aevaluate_session(traces, judge_model="sim/judge", llm=llm)
 print(pd.DataFrame(evaluation.signal_values()).T.round(3).to_string())
@@ -284,7 +284,7 @@ trace 1 weighs (1 + 0.8)·0.1 = 0.18, so RMS = √(0.18²/2) = 0.1273.
     (
         "code",
         """
-from reliability_lab.session import agent_consistency, agent_reliability
+from reliability_lab.sessions import agent_consistency, agent_reliability
 
 signals = {"t1": {"confidence": 0.9, "coherence": 0.2}, "t2": {"confidence": 1.0}}
 for metric in (agent_reliability(signals), agent_consistency(signals)):
@@ -303,7 +303,7 @@ reliability report then averages them per task and over tasks, with bootstrap in
     (
         "code",
         """
-from reliability_lab.session import asession_metrics_for_results
+from reliability_lab.sessions import asession_metrics_for_results
 
 specs = [RunSpec(agent=profile, model=f"sim/{profile}", params={}, environment="customer_service",
                  task_id=task, run=k, seed=1000 * k + i)

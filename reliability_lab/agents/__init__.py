@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from reliability_lab.agents._confidence import CONFIDENCE_QUESTION, parse_confidence
 from reliability_lab.agents._loop import execute_run
-from reliability_lab.agents._records import RunResult, RunSpec, SessionScores
+from reliability_lab.agents._records import RunResult, RunSpec
 
 __all__ = [
     "CONFIDENCE_QUESTION",
     "RunResult",
     "RunSpec",
-    "SessionScores",
     "execute_run",
     "parse_confidence",
 ]

@@ -12,6 +12,7 @@ from reliability_lab.agents._confidence import CONFIDENCE_QUESTION, parse_confid
 from reliability_lab.agents._records import RunResult, RunSpec
 from reliability_lab.envs import Episode, ToolError, get_environment
 from reliability_lab.llm import Completion, LLMCallError, LLMClient
+from reliability_lab.runs import is_simulated_model
 
 __all__ = ["execute_run"]
 
@@ -198,7 +199,7 @@ async def execute_run(spec: RunSpec, llm: LLMClient) -> RunResult:
         seed=spec.seed,
         model=spec.model,
         environment=spec.environment,
-        simulated=spec.model.startswith("sim/"),
+        simulated=is_simulated_model(spec.model),
         prompt_tokens=meter.prompt_tokens,
         completion_tokens=meter.completion_tokens,
         final_answer=state.final,

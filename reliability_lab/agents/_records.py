@@ -10,9 +10,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from reliability_lab.llm import is_secret_param
-from reliability_lab.runtable import RUN_TABLE_COLUMNS
+from reliability_lab.runs import KEY_COLUMNS, RUN_TABLE_COLUMNS, RunKey, run_key
+from reliability_lab.sessions.scoring import SessionScores
 
-__all__ = ["RunResult", "RunSpec", "SessionScores"]
+__all__ = ["RunResult", "RunSpec"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,11 @@ class RunSpec:
             )
 
     @property
+    def key(self) -> RunKey:
+        """The run's identity (:func:`~reliability_lab.runs.run_key`)."""
+        return run_key({k: getattr(self, k) for k in KEY_COLUMNS})
+
+    @property
     def identity(self) -> str:
         """Run identity used as ``cache_key_extra`` (repeated runs stay independent)."""
         return "|".join(
@@ -98,41 +104,6 @@ class RunSpec:
 
 
 _FLOAT_FIELDS = ("score", "confidence", "cost_usd", "wall_time_s", "call_latency_s")
-
-
-class SessionScores(BaseModel):
-    """PandaProbe session metrics of one run (the run is one session; SPEC §3).
-
-    NaN-safe JSON like :class:`RunResult`. Both scores are NaN whenever ``error`` is set: a
-    failed judge or embedding call is a failed signal, reported here and never turned into a
-    score.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True, ser_json_inf_nan="null", extra="forbid"
-    )
-
-    agent_reliability: float = math.nan
-    """``agent_reliability`` score in [0, 1]; NaN when not computed (see ``error``)."""
-    agent_consistency: float = math.nan
-    """``agent_consistency`` score in [0, 1]; NaN when not computed (see ``error``)."""
-    error: str | None = None
-    """Why the scores are NaN (failed signals with their causes, or a run not evaluated)."""
-    reasons: dict[str, str] = {}
-    """The metrics' reasons, e.g. ``{"agent_reliability": "Elevated risk in 1 of 4 traces."}``."""
-    n_traces: int = 0
-    """Traces in the session (one per agent step)."""
-    n_failed_signals: int = 0
-    """Trace signals whose judge or embedding call failed."""
-    judge_model: str = ""
-    """litellm model string of the judge (``sim/judge`` = the offline simulated judge)."""
-    embedder: str = ""
-    """``hashing`` (offline lexical embedder) or a litellm embedding model string."""
-
-    @field_validator("agent_reliability", "agent_consistency", mode="before")
-    @classmethod
-    def _none_is_nan(cls, value: Any) -> Any:
-        return math.nan if value is None else value
 
 
 class RunResult(BaseModel):
@@ -209,6 +180,11 @@ class RunResult(BaseModel):
     @classmethod
     def _none_is_nan(cls, value: Any) -> Any:
         return math.nan if value is None else value
+
+    @property
+    def key(self) -> RunKey:
+        """The run's identity (:func:`~reliability_lab.runs.run_key`)."""
+        return run_key({k: getattr(self, k) for k in KEY_COLUMNS})
 
     def to_row(self) -> dict[str, Any]:
         """Exactly the run-table columns (SPEC §1), in canonical order."""

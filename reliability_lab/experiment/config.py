@@ -19,6 +19,9 @@ from reliability_lab.errors import ConfigError
 from reliability_lab.experiment._jsonio import is_secret_key, looks_like_secret, redact
 from reliability_lab.experiment.conditions import get_condition
 from reliability_lab.experiment.gates import GateConfig
+from reliability_lab.runs import is_simulated_model
+from reliability_lab.sessions.metrics import SESSION_METRICS
+from reliability_lab.sessions.scoring import HASHING_EMBEDDER
 
 __all__ = [
     "CONFIG_VERSION",
@@ -172,10 +175,6 @@ class ReportSettings(_Model):
     """Coverage of the confidence intervals."""
 
 
-#: Run-table columns the session evaluation adds (gates may name the two metrics).
-SESSION_METRIC_NAMES = ("agent_reliability", "agent_consistency")
-
-
 class SessionSettings(_Model):
     """PandaProbe session metrics computed after every run (each run is one session)."""
 
@@ -185,7 +184,7 @@ class SessionSettings(_Model):
     """litellm model string of the judge; ``sim/judge`` is the offline simulated judge."""
     judge_params: dict[str, Any] = Field(default_factory=dict)
     """Extra completion parameters for the judge (temperature, api_base, ...); never a key."""
-    embedder: str = Field(default="hashing", min_length=1)
+    embedder: str = Field(default=HASHING_EMBEDDER, min_length=1)
     """``hashing`` (offline lexical embedder, no download) or a litellm embedding model."""
     signal_weights: dict[str, float] | None = None
     """Overrides of the default signal weights (confidence, loop_detection, tool_correctness,
@@ -202,7 +201,7 @@ class SessionSettings(_Model):
     def _known_weights(cls, value: dict[str, float] | None) -> dict[str, float] | None:
         if value is None:
             return None
-        from reliability_lab.session import validate_signal_weights
+        from reliability_lab.sessions.metrics import validate_signal_weights
 
         try:
             validate_signal_weights(value)
@@ -213,12 +212,12 @@ class SessionSettings(_Model):
     @property
     def simulated_judge(self) -> bool:
         """Whether the judge is the shipped simulated model."""
-        return self.judge_model.startswith("sim/")
+        return is_simulated_model(self.judge_model)
 
     @property
     def offline_embedder(self) -> bool:
         """Whether the embedder is the offline hashing embedder."""
-        return self.embedder == "hashing"
+        return self.embedder == HASHING_EMBEDDER
 
 
 class ExperimentConfig(_Model):
@@ -264,7 +263,7 @@ class ExperimentConfig(_Model):
     @field_validator("profile")
     @classmethod
     def _known_profile(cls, value: str) -> str:
-        from reliability_lab.profiles import PROFILES
+        from reliability_lab.report.profiles import PROFILES
 
         if value not in PROFILES:
             raise ValueError(f"unknown metric profile {value!r}; valid: {', '.join(PROFILES)}")
@@ -287,7 +286,7 @@ class ExperimentConfig(_Model):
                 raise ValueError(f"gates[{i}].agent: unknown agent {gate.agent!r}; known {labels}")
             if (
                 not self.sessions.enabled
-                and gate.metric.removesuffix("_lo").removesuffix("_hi") in SESSION_METRIC_NAMES
+                and gate.metric.removesuffix("_lo").removesuffix("_hi") in SESSION_METRICS
             ):
                 raise ValueError(
                     f"gates[{i}].metric: {gate.metric!r} needs session metrics, but "

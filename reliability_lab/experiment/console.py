@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from reliability_lab.console import value_with_ci
-from reliability_lab.experiment.store import is_simulated_model
 from reliability_lab.experiment.summary import (
     HASHING_EMBEDDER_NOTICE,
     SIMULATED_JUDGE_NOTICE,
     SIMULATED_NOTICE,
     ExperimentSummary,
 )
+from reliability_lab.report.text import value_with_ci
+from reliability_lab.runs import is_simulated_model
 
 __all__ = ["FAILED", "PASSED", "format_summary", "verdict"]
 

@@ -19,7 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from reliability_lab._taskstats import METRICS, SESSION_METRICS
+from reliability_lab.report import METRICS
+from reliability_lab.sessions.metrics import SESSION_METRICS
 
 __all__ = [
     "GATE_METRICS",

@@ -11,19 +11,12 @@ from typing import TYPE_CHECKING
 from reliability_lab.errors import ConfigError
 from reliability_lab.experiment.config import ExperimentConfig
 from reliability_lab.experiment.seeds import run_seed
+from reliability_lab.runs import SIMULATED_PREFIX, is_simulated_model
 
 if TYPE_CHECKING:
     from reliability_lab.agents import RunSpec
 
-__all__ = ["RunKey", "build_plan", "check_models", "resolve_tasks", "run_key"]
-
-#: (agent, task_id, condition, variant, run) — the identity of a run (run-table key columns).
-RunKey = tuple[str, str, str, str, int]
-
-
-def run_key(agent: str, task_id: str, condition: str, variant: str, run: int) -> RunKey:
-    """The identity tuple of a run."""
-    return (agent, task_id, condition, variant, int(run))
+__all__ = ["build_plan", "check_models", "resolve_tasks"]
 
 
 def resolve_tasks(config: ExperimentConfig, *, source: str = "config") -> list[str]:
@@ -79,8 +72,8 @@ def check_models(config: ExperimentConfig, *, source: str = "config") -> None:
     from reliability_lab.sim import PROFILES
 
     for index, agent in enumerate(config.agents):
-        if agent.model.startswith("sim/"):
-            profile = agent.model.removeprefix("sim/")
+        if is_simulated_model(agent.model):
+            profile = agent.model.removeprefix(SIMULATED_PREFIX)
             if profile not in PROFILES:
                 raise ConfigError(
                     f"{source}: agents[{index}].model: unknown simulated profile {profile!r} "

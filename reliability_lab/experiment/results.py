@@ -12,12 +12,12 @@ import pandas as pd
 
 from reliability_lab.errors import RunTableError
 from reliability_lab.experiment.store import RESULTS_FILE, read_result_lines
-from reliability_lab.runtable import RESOURCE_COLUMNS, RUN_TABLE_COLUMNS, validate_run_table
+from reliability_lab.runs import RESOURCE_COLUMNS, RUN_TABLE_COLUMNS, validate_run_table
+from reliability_lab.sessions.metrics import SESSION_METRICS
 
 __all__ = [
     "EXTRA_COLUMNS",
     "RESULT_SCHEMA_VERSION",
-    "SESSION_COLUMNS",
     "load_results",
     "records_to_run_table",
 ]
@@ -26,15 +26,13 @@ __all__ = [
 RESULT_SCHEMA_VERSION = 1
 #: Per-run fields kept as extra run-table columns after the SPEC §1 columns.
 EXTRA_COLUMNS = ("seed", "model", "simulated", "prompt_tokens", "completion_tokens")
-#: Columns added when the runs carry session metrics (the ``session`` field of a record).
-SESSION_COLUMNS = ("agent_reliability", "agent_consistency", "session_error")
 _FLOAT_COLUMNS = (
     "score",
     "confidence",
     *RESOURCE_COLUMNS,
     "prompt_tokens",
     "completion_tokens",
-    *SESSION_COLUMNS[:2],
+    *SESSION_METRICS,
 )
 
 
@@ -48,8 +46,7 @@ def _row(record: Mapping[str, Any], number: int, source: str) -> dict[str, Any]:
     row = {col: record[col] for col in (*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS) if col in record}
     session = record.get("session")
     if isinstance(session, Mapping):
-        row["agent_reliability"] = session.get("agent_reliability")
-        row["agent_consistency"] = session.get("agent_consistency")
+        row.update({name: session.get(name) for name in SESSION_METRICS})
         row["session_error"] = session.get("error")
     elif session is not None:
         raise RunTableError(
@@ -71,7 +68,7 @@ def records_to_run_table(
     ------
     RunTableError
         An unsupported ``schema_version`` or any SPEC §1 violation (via
-        :func:`~reliability_lab.runtable.validate_run_table`), naming ``source``.
+        :func:`~reliability_lab.runs.validate_run_table`), naming ``source``.
     """
     rows = [_row(rec, i, source) for i, rec in enumerate(records, start=1)]
     if not rows:

@@ -22,8 +22,7 @@ from tqdm.auto import tqdm
 
 from reliability_lab.errors import ConfigError
 from reliability_lab.experiment.config import ExperimentConfig, load_config, parse_config
-from reliability_lab.experiment.plan import RunKey, build_plan, resolve_tasks, run_key
-from reliability_lab.experiment.sessions import SessionRecorder, session_id_of, trace_records
+from reliability_lab.experiment.plan import build_plan, resolve_tasks
 from reliability_lab.experiment.store import (
     HEADER_FILE,
     RESULTS_FILE,
@@ -36,11 +35,13 @@ from reliability_lab.experiment.store import (
 )
 from reliability_lab.experiment.summary import ExperimentSummary, summarize_directory
 from reliability_lab.experiment.traces import TRACES_FILE, reconcile_traces
+from reliability_lab.runs import RunKey, run_key, session_id
+from reliability_lab.sessions.scoring import SessionScorer, trace_records
 
 if TYPE_CHECKING:
     from reliability_lab.agents import RunResult, RunSpec
     from reliability_lab.llm import LLMClient
-    from reliability_lab.tracing import Trace
+    from reliability_lab.sessions.tracing import Trace
 
 from reliability_lab._sync import run_sync
 
@@ -75,16 +76,6 @@ class ExperimentOutcome:
         return self.summary.passed
 
 
-def _key_of(record: dict[str, Any]) -> RunKey:
-    return run_key(
-        str(record.get("agent")),
-        str(record.get("task_id")),
-        str(record.get("condition", "baseline")),
-        str(record.get("variant", "")),
-        int(record.get("run", -1)),
-    )
-
-
 def _prepare_directory(
     config: ExperimentConfig, tasks: list[str], planned: set[RunKey]
 ) -> tuple[Path, list[dict[str, Any]]]:
@@ -100,7 +91,7 @@ def _prepare_directory(
         check_resumable(out, previous, config, tasks)
         records = read_result_lines(results_path, repair=True)
         for number, record in enumerate(records, start=1):
-            key = _key_of(record)
+            key = run_key(record)
             if key in done:
                 raise ConfigError(f"{results_path}: line {number}: run {key} appears twice")
             if key not in planned:
@@ -136,35 +127,39 @@ def _record_of(result: RunResult) -> dict[str, Any]:
     return record
 
 
-def _make_recorder(config: ExperimentConfig, llm: LLMClient) -> SessionRecorder:
+def _make_scorer(config: ExperimentConfig, llm: LLMClient) -> SessionScorer:
     from reliability_lab.envs import get_environment
 
     env = get_environment(config.environment.name)
-    return SessionRecorder(config.sessions, llm, {config.environment.name: env.tool_schemas})
+    settings = config.sessions
+    return SessionScorer(
+        judge_model=settings.judge_model,
+        judge_params=settings.judge_params,
+        embedder=settings.embedder,
+        signal_weights=settings.signal_weights,
+        llm=llm,
+        tools={config.environment.name: env.tool_schemas},
+    )
 
 
-def _traces_of(recorder: SessionRecorder, record: dict[str, Any]) -> tuple[list[Trace], str | None]:
-    """A record's traces, or none and the reason when its trajectory cannot be traced."""
+def _traces_of(scorer: SessionScorer, record: dict[str, Any]) -> list[Trace] | None:
+    """A record's traces, or None when its trajectory cannot be traced."""
     try:
-        return recorder.traces(record), None
-    except (TypeError, ValueError) as exc:  # a trajectory that is not OpenAI-format messages
-        return [], f"evaluation failed: cannot build traces: {exc}"
+        return scorer.traces(record)
+    except (TypeError, ValueError):  # not OpenAI-format messages; the scorer says why
+        return None
 
 
 async def _finish(
-    result: RunResult, recorder: SessionRecorder
+    result: RunResult, scorer: SessionScorer, score_sessions: bool
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The run's record (with session metrics when enabled) and its trace JSON objects."""
     record = _record_of(result)
-    traces, problem = _traces_of(recorder, record)
-    if recorder.settings.enabled:
-        scores = (
-            recorder.not_scored(problem, n_traces=0)
-            if problem is not None
-            else await recorder.evaluate(result.error, traces)
-        )
+    traces = _traces_of(scorer, record)
+    if score_sessions:
+        scores = await scorer.score(record, traces)
         record["session"] = scores.model_dump(mode="json")
-    return record, trace_records(traces)
+    return record, trace_records(traces or [])
 
 
 async def _execute_all(
@@ -174,7 +169,8 @@ async def _execute_all(
     execute: ExecuteFn,
     writer: ResultsWriter,
     traces_writer: ResultsWriter,
-    recorder: SessionRecorder,
+    scorer: SessionScorer,
+    score_sessions: bool,
     max_concurrent: int,
     bar: Any,
 ) -> list[tuple[RunKey, BaseException]]:
@@ -183,16 +179,14 @@ async def _execute_all(
     failures: list[tuple[RunKey, BaseException]] = []
 
     async def one(spec: RunSpec) -> None:
-        key = run_key(spec.agent, spec.task_id, spec.condition, spec.variant, spec.run)
+        key = spec.key
         async with semaphore:
             try:
                 result = await execute(spec, llm)
-                got = run_key(
-                    result.agent, result.task_id, result.condition, result.variant, result.run
-                )
+                got = result.key
                 if got != key:
                     raise RuntimeError(f"execute returned the result of run {got}")
-                record, traces = await _finish(result, recorder)
+                record, traces = await _finish(result, scorer, score_sessions)
             except Exception as exc:  # a harness bug: report, never record as a result
                 failures.append((key, exc))
                 return
@@ -225,17 +219,17 @@ async def arun_experiment(
         execute = execute_run
     tasks = resolve_tasks(config, source=source)
     plan = build_plan(config, tasks, source=source)
-    keys = [run_key(s.agent, s.task_id, s.condition, s.variant, s.run) for s in plan]
+    keys = [s.key for s in plan]
     out, records = _prepare_directory(config, tasks, set(keys))
-    done = {_key_of(r) for r in records}
+    done = {run_key(r) for r in records}
     pending = [spec for spec, key in zip(plan, keys, strict=True) if key not in done]
     llm = _make_client(config, out)
-    recorder = _make_recorder(config, llm)
+    scorer = _make_scorer(config, llm)
     reconcile_traces(
         out / TRACES_FILE,
         records,
-        session_id=session_id_of,
-        make_traces=lambda rec: trace_records(_traces_of(recorder, dict(rec))[0]),
+        session_id=session_id,
+        make_traces=lambda rec: trace_records(_traces_of(scorer, dict(rec)) or []),
     )
     bar = tqdm(
         total=len(plan),
@@ -257,7 +251,8 @@ async def arun_experiment(
                 execute=execute,
                 writer=writer,
                 traces_writer=traces_writer,
-                recorder=recorder,
+                scorer=scorer,
+                score_sessions=config.sessions.enabled,
                 max_concurrent=config.max_concurrent,
                 bar=bar,
             )

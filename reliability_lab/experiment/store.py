@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from reliability_lab.errors import ConfigError, RunTableError
 from reliability_lab.experiment._jsonio import dumps, redact, write_json_atomic
 from reliability_lab.experiment.config import ExperimentConfig
+from reliability_lab.runs import is_simulated_model
 
 __all__ = [
     "HEADER_FILE",
@@ -31,7 +32,6 @@ __all__ = [
     "HeaderRecord",
     "ResultsWriter",
     "check_resumable",
-    "is_simulated_model",
     "make_header",
     "read_header",
     "read_result_lines",
@@ -72,11 +72,6 @@ class HeaderRecord(BaseModel):
     """The resolved configuration (after CLI overrides), secrets redacted."""
     fingerprint: str = Field(min_length=64, max_length=64)
     """SHA-256 of the settings that change results (see ``result_affecting_settings``)."""
-
-
-def is_simulated_model(model: str) -> bool:
-    """Whether a model string names the shipped simulated model."""
-    return model.startswith("sim/")
 
 
 def result_affecting_settings(config: ExperimentConfig, tasks: list[str]) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from reliability_lab.experiment.store import (
     read_result_lines,
 )
 from reliability_lab.experiment.traces import TRACES_FILE
-from reliability_lab.runtable import is_infrastructure_error
+from reliability_lab.runs import is_infrastructure_error
 
 __all__ = [
     "HASHING_EMBEDDER_NOTICE",

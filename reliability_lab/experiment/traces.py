@@ -8,7 +8,7 @@ second time. :func:`reconcile_traces` therefore runs before every resume: it kee
 the traces of the recorded runs (each trace id once), drops the rest, and rebuilds from
 ``results.jsonl`` the traces of any recorded run that has none (e.g. a deleted file) — the
 traces are a function of the recorded trajectory. Read them back with
-:func:`reliability_lab.tracing.load_traces`.
+:func:`reliability_lab.sessions.tracing.load_traces`.
 """
 
 from __future__ import annotations

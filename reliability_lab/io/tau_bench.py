@@ -37,7 +37,7 @@ from typing import Any
 
 import pandas as pd
 
-from reliability_lab.runtable import validate_run_table
+from reliability_lab.runs import validate_run_table
 
 __all__ = [
     "EXAMPLE_AGENT",
@@ -191,7 +191,7 @@ def load_tau_bench(
     -------
     DataFrame
         One row per record (see the module docstring for the column mapping), checked by
-        :func:`reliability_lab.runtable.validate_run_table` with the file as ``source``.
+        :func:`reliability_lab.runs.validate_run_table` with the file as ``source``.
 
     Raises
     ------

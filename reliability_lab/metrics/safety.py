@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from reliability_lab.runtable import SEVERITY_WEIGHTS
+from reliability_lab.runs import SEVERITY_WEIGHTS
 
 __all__ = ["DEFAULT_CONSTRAINTS", "SafetyScores", "run_harm_weights", "safety_scores"]
 

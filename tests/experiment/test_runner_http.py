@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from fake_openai_server import FakeOpenAIServer
-from runner_helpers import config_writer, result_lines, run_keys
 
 from reliability_lab.cli import main
 from reliability_lab.experiment import ExperimentSummary, run_experiment, summarize_directory
+from tests.experiment.helpers import config_writer, result_lines, run_keys
+from tests.fake_openai_server import FakeOpenAIServer
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
 # agent label -> (fake server model, expected infrastructure category or None)

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from fake_openai_server import FakeOpenAIServer
-from runner_helpers import config_writer, result_lines, run_keys
 
 from reliability_lab.experiment import load_results, run_experiment
+from tests.experiment.helpers import config_writer, result_lines, run_keys
+from tests.fake_openai_server import FakeOpenAIServer
 
 N_TASKS, K = 6, 5
 

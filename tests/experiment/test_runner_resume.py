@@ -9,12 +9,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from runner_helpers import config_writer, result_lines, run_keys
 
 from reliability_lab.agents import RunResult, RunSpec, execute_run
 from reliability_lab.errors import ConfigError
 from reliability_lab.experiment import load_results, run_experiment, run_seed
 from reliability_lab.llm import LLMClient
+from tests.experiment.helpers import config_writer, result_lines, run_keys
 
 TIMING_FIELDS = ("wall_time_s", "call_latency_s")
 BASE: dict[str, Any] = {

@@ -12,16 +12,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from fake_openai_server import FakeOpenAIServer
-from runner_helpers import config_writer, result_lines
 
 from reliability_lab.errors import ConfigError
 from reliability_lab.experiment import format_summary, load_results, run_experiment
 from reliability_lab.experiment.config import parse_config
-from reliability_lab.experiment.sessions import SessionRecorder
 from reliability_lab.llm import LLMCallError, LLMClient
-from reliability_lab.session import evaluate_session
-from reliability_lab.tracing import SpanKind, group_sessions, load_traces
+from reliability_lab.sessions import SessionScorer, evaluate_session
+from reliability_lab.sessions.tracing import SpanKind, group_sessions, load_traces
+from tests.experiment.helpers import config_writer, result_lines
+from tests.fake_openai_server import FakeOpenAIServer
 
 BASE: dict[str, Any] = {
     "name": "sess",
@@ -194,16 +193,15 @@ class _FailingToolJudge:
 
 def test_partly_failed_signals_give_nan_scores_with_causes(sim_run: tuple[Path, Any]) -> None:
     out, _ = sim_run
-    config = parse_config({**BASE})
     rec = result_lines(out)[0]
-    recorder = SessionRecorder(config.sessions, _FailingToolJudge(), {})  # type: ignore[arg-type]
-    traces = recorder.traces(rec)
-    scores = asyncio.run(recorder.evaluate(None, traces))
+    scorer = SessionScorer(llm=_FailingToolJudge())  # type: ignore[arg-type]
+    traces = scorer.traces(rec)
+    scores = asyncio.run(scorer.score(rec, traces))
     assert math.isnan(scores.agent_reliability) and math.isnan(scores.agent_consistency)
     assert scores.n_failed_signals == len(traces)  # one tool_correctness per trace
     assert scores.error is not None and "tool_correctness at trace" in scores.error
     assert "scripted judge timeout" in scores.error
-    infra = asyncio.run(recorder.evaluate("infrastructure: server: down", traces))
+    infra = asyncio.run(scorer.score({**rec, "error": "infrastructure: server: down"}, traces))
     assert infra.error == "not evaluated: run failed (infrastructure: server: down)"
     assert math.isnan(infra.agent_reliability)
 

@@ -1,0 +1,388 @@
+"""The run table: one row per agent run, the data model everything meets at (SPEC §1).
+
+Every producer (experiment runner, importers) emits it and every consumer (metrics,
+reports, plots) accepts it. :func:`validate_run_table` is the single gate all entry
+points use: it fills optional columns with their documented "not recorded" values,
+coerces types, and raises :class:`~reliability_lab.errors.RunTableError` naming the
+source, the column and the offending rows for anything it cannot accept.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from reliability_lab.errors import RunTableError
+
+__all__ = [
+    "BASELINE",
+    "CONFIDENCE_SOURCES",
+    "INFRASTRUCTURE_PREFIX",
+    "KEY_COLUMNS",
+    "PERTURBATION_CONDITIONS",
+    "RESOURCE_COLUMNS",
+    "RUN_TABLE_COLUMNS",
+    "SEVERITY_WEIGHTS",
+    "SIMULATED_PREFIX",
+    "RunKey",
+    "is_infrastructure_error",
+    "is_simulated_model",
+    "run_key",
+    "run_table_from_records",
+    "session_id",
+    "validate_run_table",
+]
+
+BASELINE = "baseline"
+#: Conditions with a dedicated robustness metric (SPEC §2); users may add their own names.
+PERTURBATION_CONDITIONS = {"fault": "R_fault", "structural": "R_struct", "prompt": "R_prompt"}
+INFRASTRUCTURE_PREFIX = "infrastructure:"
+CONFIDENCE_SOURCES = ("elicited", "fallback", "none")
+#: Severity weights for the harm score (SPEC §2, Safety). Unknown severities are an error.
+SEVERITY_WEIGHTS: Mapping[str, float] = {"low": 0.25, "medium": 0.5, "high": 1.0, "critical": 1.0}
+RESOURCE_COLUMNS = (
+    "cost_usd",
+    "wall_time_s",
+    "api_calls",
+    "num_actions",
+    "num_errors",
+    "call_latency_s",
+)
+#: Columns that identify a run; no two rows may share them.
+KEY_COLUMNS = ("agent", "task_id", "condition", "variant", "run")
+#: The identity of a run: its values of :data:`KEY_COLUMNS`.
+RunKey = tuple[str, str, str, str, int]
+#: Model strings of the built-in simulated model start with this (``sim/calibrated``).
+SIMULATED_PREFIX = "sim/"
+#: Column → short type description, in canonical order.
+RUN_TABLE_COLUMNS: Mapping[str, str] = {
+    "agent": "str",
+    "task_id": "str",
+    "condition": "str",
+    "variant": "str",
+    "run": "int >= 0",
+    "success": "bool",
+    "score": "float in [0, 1] or NaN",
+    "confidence": "float in [0, 1] or NaN",
+    "confidence_source": "one of elicited/fallback/none",
+    "actions": "list[str]",
+    **{name: "float >= 0 or NaN" for name in RESOURCE_COLUMNS},
+    "violations": "list[dict(constraint, severity, evidence)]",
+    "error": "str or None",
+}
+_REQUIRED = ("agent", "task_id", "run", "success")
+_MAX_ROWS_SHOWN = 5
+
+
+def _fail(source: str, column: str, message: str, rows: pd.DataFrame | None = None) -> None:
+    text = f"{source}: column {column!r}: {message}"
+    if rows is not None and len(rows):
+        shown = rows.head(_MAX_ROWS_SHOWN).to_string(max_colwidth=60)
+        more = (
+            f"\n... and {len(rows) - _MAX_ROWS_SHOWN} more" if len(rows) > _MAX_ROWS_SHOWN else ""
+        )
+        text += f"\noffending rows:\n{shown}{more}"
+    raise RunTableError(text)
+
+
+def _context(df: pd.DataFrame, mask: Any, column: str) -> pd.DataFrame:
+    cols = [c for c in ("agent", "task_id", "condition", "variant", "run") if c in df.columns]
+    if column not in cols:
+        cols.append(column)
+    return df.loc[np.asarray(mask, dtype=bool), cols]
+
+
+def _check_str(df: pd.DataFrame, column: str, source: str, *, allow_empty: bool) -> None:
+    values = df[column]
+    bad = ~values.map(lambda v: isinstance(v, str)).astype(bool)
+    if bad.any():
+        _fail(source, column, "expected str values", _context(df, bad, column))
+    if not allow_empty:
+        empty = values.str.len() == 0
+        if empty.any():
+            _fail(source, column, "empty string is not a valid value", _context(df, empty, column))
+
+
+def _to_float(df: pd.DataFrame, column: str, source: str) -> pd.Series:
+    try:
+        return pd.to_numeric(df[column], errors="raise").astype(float)
+    except (TypeError, ValueError):
+        coerced = pd.to_numeric(df[column], errors="coerce")
+        bad = coerced.isna() & df[column].notna()
+        _fail(source, column, "expected numbers", _context(df, bad, column))
+        raise  # pragma: no cover - _fail always raises
+
+
+def _check_success(df: pd.DataFrame, source: str) -> pd.Series:
+    values = df["success"]
+    if values.dtype == bool:
+        return values
+    if values.dtype == object:
+        ok = values.map(lambda v: isinstance(v, bool | np.bool_)).astype(bool)
+        if ok.all():
+            return values.astype(bool)
+    numeric = pd.to_numeric(values, errors="coerce")
+    bad = ~numeric.isin([0, 1])
+    if bad.any():
+        _fail(source, "success", "expected bool (or 0/1)", _context(df, bad, "success"))
+    return numeric.astype(bool)
+
+
+def _check_run(df: pd.DataFrame, source: str) -> pd.Series:
+    numeric = pd.to_numeric(df["run"], errors="coerce")
+    bad = numeric.isna() | (numeric < 0) | (numeric != np.floor(numeric))
+    if bad.any():
+        _fail(source, "run", "expected an integer >= 0", _context(df, bad, "run"))
+    return numeric.astype(np.int64)
+
+
+def _check_unit_interval(df: pd.DataFrame, values: pd.Series, column: str, source: str) -> None:
+    bad = values.notna() & ((values < 0) | (values > 1) | ~np.isfinite(values))
+    if bad.any():
+        _fail(source, column, "values must lie in [0, 1] (or be NaN)", _context(df, bad, column))
+
+
+def _check_confidence(df: pd.DataFrame, source: str, conf: pd.Series) -> pd.Series:
+    _check_unit_interval(df, conf, "confidence", source)
+    if "confidence_source" not in df.columns:
+        return pd.Series(np.where(conf.notna(), "elicited", "none"), index=df.index, dtype=object)
+    src = df["confidence_source"]
+    bad_src = ~src.isin(CONFIDENCE_SOURCES)
+    if bad_src.any():
+        _fail(
+            source,
+            "confidence_source",
+            f"must be one of {list(CONFIDENCE_SOURCES)}",
+            _context(df, bad_src, "confidence_source"),
+        )
+    missing = (src == "elicited") & conf.isna()
+    if missing.any():
+        _fail(
+            source,
+            "confidence",
+            "NaN where confidence_source is 'elicited' (a confidence is required)",
+            _context(df, missing, "confidence"),
+        )
+    stray = (src != "elicited") & conf.notna()
+    if stray.any():
+        _fail(
+            source,
+            "confidence",
+            "a value where confidence_source is not 'elicited'; fallback/none runs have no "
+            "confidence (NaN) so they never pass as elicited",
+            _context(df, stray, "confidence"),
+        )
+    return src.astype(object)
+
+
+def _check_actions(df: pd.DataFrame, source: str) -> pd.Series:
+    values = df["actions"]
+    is_seq = values.map(lambda v: isinstance(v, list | tuple | np.ndarray)).astype(bool)
+    if not is_seq.all():
+        _fail(
+            source, "actions", "expected a list of action names", _context(df, ~is_seq, "actions")
+        )
+    flat = values.explode()
+    flat = flat[flat.notna()]
+    bad_items = ~flat.map(lambda v: isinstance(v, str)).astype(bool)
+    if bad_items.any():
+        rows = np.zeros(len(df), dtype=bool)
+        rows[df.index.get_indexer(flat.index[bad_items].unique())] = True
+        _fail(source, "actions", "every action must be a str", _context(df, rows, "actions"))
+    empty_item = values.map(lambda v: any(x is None for x in v)).astype(bool)
+    if empty_item.any():
+        _fail(source, "actions", "None is not an action name", _context(df, empty_item, "actions"))
+    return values.map(list)
+
+
+def _violation_problem(v: Any) -> str | None:
+    if not isinstance(v, list | tuple):
+        return "expected a list of violations"
+    for item in v:
+        if not isinstance(item, Mapping):
+            return f"violation {item!r} is not a dict"
+        if "severity" not in item or "constraint" not in item:
+            return f"violation {dict(item)!r} lacks 'constraint' or 'severity'"
+        if item["severity"] not in SEVERITY_WEIGHTS:
+            return f"unknown severity {item['severity']!r} (valid: {', '.join(SEVERITY_WEIGHTS)})"
+    return None
+
+
+def _check_violations(df: pd.DataFrame, source: str) -> pd.Series:
+    values = df["violations"]
+    problems = values.map(_violation_problem)
+    bad = problems.notna()
+    if bad.any():
+        first = problems[bad].iloc[0]
+        _fail(source, "violations", str(first), _context(df, bad, "violations"))
+    return values.map(list)
+
+
+def _check_error(df: pd.DataFrame, source: str) -> pd.Series:
+    values = df["error"].astype(object)
+    values = values.where(values.notna(), None)
+    bad = ~values.map(lambda v: v is None or isinstance(v, str)).astype(bool)
+    if bad.any():
+        _fail(source, "error", "expected str or None", _context(df, bad, "error"))
+    return values
+
+
+def _fill_defaults(df: pd.DataFrame) -> pd.DataFrame:
+    n = len(df)
+    defaults: dict[str, Any] = {
+        "condition": BASELINE,
+        "variant": "",
+        "score": math.nan,
+        "confidence": math.nan,
+        "error": None,
+    }
+    for name, value in defaults.items():
+        if name not in df.columns:
+            df[name] = pd.Series(
+                [value] * n, index=df.index, dtype=object if value is None else None
+            )
+    for name in RESOURCE_COLUMNS:
+        if name not in df.columns:
+            df[name] = math.nan
+    for name in ("actions", "violations"):
+        if name not in df.columns:
+            df[name] = pd.Series([[] for _ in range(n)], index=df.index, dtype=object)
+    return df
+
+
+def validate_run_table(runs: pd.DataFrame, *, source: str = "run table") -> pd.DataFrame:
+    """Check a run table against SPEC §1 and return a normalised copy.
+
+    Optional columns that are absent are added with their "not recorded" meaning:
+    ``condition="baseline"``, ``variant=""``, ``score``/``confidence``/resources NaN,
+    ``confidence_source`` derived from ``confidence`` (``elicited`` where present,
+    else ``none``), empty ``actions`` and ``violations``, ``error=None``. Required
+    columns are ``agent``, ``task_id``, ``run`` and ``success``.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        One row per run.
+    source : str
+        What to call the table in error messages (a file name, an argument name).
+
+    Returns
+    -------
+    DataFrame
+        A copy with every column of :data:`RUN_TABLE_COLUMNS` (in that order, extra
+        columns kept after them), canonical dtypes and a fresh RangeIndex.
+
+    Raises
+    ------
+    RunTableError
+        Missing required columns, values of the wrong type, confidences outside
+        [0, 1] (or NaN where ``confidence_source`` is ``elicited``), negative
+        resources, unknown severities, or duplicate (agent, task_id, condition,
+        variant, run) keys. The message names the column and shows offending rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"agent": ["a", "a"], "task_id": ["t1", "t1"],
+    ...                      "run": [0, 1], "success": [True, False]})
+    >>> validate_run_table(runs)[["condition", "variant", "confidence_source"]].iloc[0].tolist()
+    ['baseline', '', 'none']
+    """
+    if not isinstance(runs, pd.DataFrame):
+        raise RunTableError(f"{source}: expected a pandas DataFrame, got {type(runs).__name__}")
+    missing = [c for c in _REQUIRED if c not in runs.columns]
+    if missing:
+        raise RunTableError(
+            f"{source}: missing required column(s) {missing}; "
+            f"required: {list(_REQUIRED)}, present: {list(runs.columns)}"
+        )
+    df = _fill_defaults(runs.reset_index(drop=True).copy())
+    for column in ("agent", "task_id", "condition"):
+        _check_str(df, column, source, allow_empty=False)
+    _check_str(df, "variant", source, allow_empty=True)
+    df["run"] = _check_run(df, source)
+    df["success"] = _check_success(df, source)
+    score = _to_float(df, "score", source)
+    _check_unit_interval(df, score, "score", source)
+    df["score"] = score
+    conf = _to_float(df, "confidence", source)
+    df["confidence_source"] = _check_confidence(df, source, conf)
+    df["confidence"] = conf
+    for name in RESOURCE_COLUMNS:
+        values = _to_float(df, name, source)
+        bad = values.notna() & ((values < 0) | ~np.isfinite(values))
+        if bad.any():
+            _fail(
+                source,
+                name,
+                "resources must be finite and >= 0 (NaN = not recorded)",
+                _context(df, bad, name),
+            )
+        df[name] = values
+    df["actions"] = _check_actions(df, source)
+    df["violations"] = _check_violations(df, source)
+    df["error"] = _check_error(df, source)
+    dup = df.duplicated(list(KEY_COLUMNS), keep=False)
+    if dup.any():
+        _fail(source, "run", f"duplicate run keys {list(KEY_COLUMNS)}", _context(df, dup, "run"))
+    ordered = list(RUN_TABLE_COLUMNS) + [c for c in df.columns if c not in RUN_TABLE_COLUMNS]
+    return df[ordered]
+
+
+def run_key(record: Mapping[str, Any]) -> RunKey:
+    """The identity of a run record (a ``results.jsonl`` line, a row dict or a spec's fields).
+
+    ``condition`` defaults to ``baseline`` and ``variant`` to ``""``, as in the run table.
+
+    Examples
+    --------
+    >>> run_key({"agent": "a", "task_id": "t1", "run": 2})
+    ('a', 't1', 'baseline', '', 2)
+    """
+    return (
+        str(record["agent"]),
+        str(record["task_id"]),
+        str(record.get("condition", BASELINE)),
+        str(record.get("variant", "")),
+        int(record["run"]),
+    )
+
+
+def session_id(record: Mapping[str, Any]) -> str:
+    """A run's session id, ``agent|task_id|condition|variant|run`` (stable across resumes).
+
+    Examples
+    --------
+    >>> session_id({"agent": "a", "task_id": "t1", "condition": "baseline", "variant": "",
+    ...             "run": 2})
+    'a|t1|baseline||2'
+    """
+    return "|".join(map(str, run_key(record)))
+
+
+def is_simulated_model(model: str) -> bool:
+    """Whether a model string names the built-in simulated model (``sim/<profile>``).
+
+    Examples
+    --------
+    >>> is_simulated_model("sim/calibrated"), is_simulated_model("openai/gpt-4o-mini")
+    (True, False)
+    """
+    return model.startswith(SIMULATED_PREFIX)
+
+
+def is_infrastructure_error(error: pd.Series) -> np.ndarray:
+    """Boolean mask of runs whose ``error`` marks a provider/harness failure (SPEC §1)."""
+    text = error.astype(object).where(error.notna(), "")
+    return np.asarray(text.astype(str).str.startswith(INFRASTRUCTURE_PREFIX), dtype=bool)
+
+
+def run_table_from_records(
+    records: Iterable[Mapping[str, Any]], *, source: str = "records"
+) -> pd.DataFrame:
+    """Build and validate a run table from an iterable of row dicts."""
+    return validate_run_table(pd.DataFrame.from_records(list(records)), source=source)

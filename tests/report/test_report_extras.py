@@ -1,0 +1,91 @@
+"""Per-variant robustness, optional session-score columns, console rendering and the demo."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import reliability_lab as rl
+from reliability_lab.errors import RunTableError, UndefinedMetricWarning
+from reliability_lab.report.text import format_report
+
+
+def _runs() -> pd.DataFrame:
+    # baseline: 3/4 successes; prompt/p1: 1/2; prompt/p2: 2/2; fault/f1: 0/2
+    rows = [
+        ("baseline", "", "t1", 0, True),
+        ("baseline", "", "t1", 1, True),
+        ("baseline", "", "t2", 0, True),
+        ("baseline", "", "t2", 1, False),
+        ("prompt", "p1", "t1", 0, True),
+        ("prompt", "p1", "t2", 0, False),
+        ("prompt", "p2", "t1", 0, True),
+        ("prompt", "p2", "t2", 0, True),
+        ("fault", "f1", "t1", 0, False),
+        ("fault", "f1", "t2", 0, False),
+    ]
+    return pd.DataFrame(rows, columns=["condition", "variant", "task_id", "run", "success"]).assign(
+        agent="a"
+    )
+
+
+def test_robustness_by_variant_by_hand() -> None:
+    table = rl.robustness_by_variant(_runs()).set_index(["condition", "variant"])
+    # p1: 0.5 / 0.75 = 2/3; p2: 1.0 / 0.75 → capped at 1; f1: 0 / 0.75 = 0
+    assert table.loc[("prompt", "p1"), "robustness"] == pytest.approx(2 / 3)
+    assert table.loc[("prompt", "p2"), "robustness"] == 1.0
+    assert table.loc[("fault", "f1"), "robustness"] == 0.0
+    assert (table["baseline_accuracy"] == 0.75).all()
+    assert table.loc[("prompt", "p1"), "n_runs"] == 2
+
+
+def test_robustness_by_variant_zero_baseline_is_nan() -> None:
+    runs = _runs().assign(success=lambda d: np.where(d["condition"] == "baseline", False, True))
+    assert rl.robustness_by_variant(runs)["robustness"].isna().all()
+
+
+def test_session_scores_are_averaged_per_task_then_over_tasks() -> None:
+    runs = _runs().query("condition == 'baseline'").copy()
+    runs["agent_reliability"] = [1.0, 0.5, 0.2, np.nan]  # t1 mean 0.75, t2 mean 0.2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        report = rl.reliability_report(runs, n_boot=200, seed=1)
+    assert report.loc["a", "agent_reliability"] == pytest.approx((0.75 + 0.2) / 2)
+    lo, hi = report.loc["a", ["agent_reliability_lo", "agent_reliability_hi"]]
+    assert 0.2 <= lo <= 0.475 <= hi <= 0.75
+    assert "agent_consistency" not in report.columns
+
+
+def test_session_scores_outside_unit_interval_are_rejected() -> None:
+    runs = _runs().assign(agent_consistency=1.5)
+    with pytest.raises(RunTableError, match="agent_consistency"):
+        rl.reliability_report(runs, n_boot=0)
+
+
+def test_format_report_shows_intervals_and_na() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        report = rl.reliability_report(_runs(), n_boot=100, seed=0)
+    text = format_report(report)
+    assert "a: 2 tasks, 10 runs (4 baseline), 0 infrastructure errors excluded" in text
+    assert "accuracy    0.750  [" in text
+    assert "P_brier       n/a" in text  # no confidences
+    assert "R_struct      n/a" in text  # no structural runs
+    with pytest.raises(ValueError, match="missing columns"):
+        format_report(report.drop(columns=["R"]))
+
+
+def test_demo_prints_published_pass_hat_k_and_report(capsys: pytest.CaptureFixture[str]) -> None:
+    from reliability_lab import demo
+
+    assert demo.main() == 0
+    out = capsys.readouterr().out
+    for k, published in demo.PUBLISHED_PASS_HAT_K.items():
+        assert f"pass^{k}   {published:.3f}    {published:.3f}" in out
+    assert "C_out       0.560" in out  # (14 + 12·0.25 + 4·0.25 + 10) / 50, see notebook 01
+    assert "P_brier       n/a" in out and "R_Rob         n/a" in out
+    assert not math.isnan(float(out.split("R           ")[1].split()[0]))
