@@ -1,0 +1,60 @@
+"""One per-run scorer: the runner and session_metrics_for_results agree on every run."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from typing import Any
+
+from reliability_lab.sessions import SessionScorer, session_metrics_for_results
+from reliability_lab.sessions.embeddings import HashingEmbedder
+from tests.sessions.fakes import ScriptedLLM
+from tests.sessions.test_evaluate import _record, responder
+
+
+class _FailingToolJudge(ScriptedLLM):
+    """The scripted judge, except every tool_correctness call fails like a provider timeout."""
+
+    async def acompletion(self, **kwargs: Any) -> Any:  # type: ignore[override]
+        if kwargs["response_format"]["json_schema"]["name"] == "ToolSelectionContext":
+            from reliability_lab.llm import LLMCallError
+
+            raise LLMCallError("timeout", "scripted judge timeout")
+        return await super().acompletion(**kwargs)
+
+
+def test_a_failed_judge_call_gives_nan_with_its_cause_not_a_partial_score() -> None:
+    # Before the scorers were unified, this public function returned a partial
+    # agent_reliability (0.2978) with no error while the runner reported NaN with the cause.
+    df = session_metrics_for_results(
+        [_record(0)], llm=_FailingToolJudge(responder=responder), embed=HashingEmbedder()
+    )
+    row = df.iloc[0]
+    assert math.isnan(row["agent_reliability"]) and math.isnan(row["agent_consistency"])
+    assert "tool_correctness at trace" in row["session_error"]
+    assert "scripted judge timeout" in row["session_error"]
+    assert row["n_failed_signals"] == row["n_traces"] == 2
+
+
+def test_public_function_and_scorer_give_identical_scores() -> None:
+    record = _record(0)
+    llm = ScriptedLLM(responder=responder)
+    scorer = SessionScorer(llm=llm, embedder=HashingEmbedder())
+    direct = asyncio.run(scorer.score(record))
+    table = session_metrics_for_results([record], llm=llm, embed=HashingEmbedder()).iloc[0]
+    assert direct.error is None
+    assert (table["agent_reliability"], table["agent_consistency"]) == (
+        direct.agent_reliability,
+        direct.agent_consistency,
+    )
+
+
+def test_scorer_reports_untraceable_and_infrastructure_runs() -> None:
+    scorer = SessionScorer(llm=ScriptedLLM(responder=responder), embedder=HashingEmbedder())
+    bad = asyncio.run(scorer.score({**_record(0), "trajectory": [{"role": 3}]}))
+    assert bad.error is not None and bad.error.startswith("evaluation failed: cannot build traces")
+    infra = asyncio.run(scorer.score(_record(0, error="infrastructure: server: down")))
+    assert infra.error == "not evaluated: run failed (infrastructure: server: down)"
+    empty = asyncio.run(scorer.score({**_record(0), "trajectory": []}))
+    assert empty.error == "not evaluated: the run has no agent step"
+    assert all(math.isnan(s.agent_reliability) for s in (bad, infra, empty))
