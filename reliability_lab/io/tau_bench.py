@@ -37,6 +37,13 @@ from typing import Any
 
 import pandas as pd
 
+from reliability_lab.io._common import (
+    SUCCESS_TOLERANCE,
+    LogFormatError,
+    fail,
+    is_int,
+    read_json,
+)
 from reliability_lab.runs import validate_run_table
 
 __all__ = [
@@ -51,45 +58,31 @@ __all__ = [
 EXAMPLE_AGENT = "gpt-4o (τ-bench airline, tool-calling)"
 _EXAMPLE_FILE = "gpt-4o-airline.json"
 _REQUIRED_KEYS = ("task_id", "trial", "reward", "traj")
-_SUCCESS_TOL = 1e-6
 
 
-class TauBenchFormatError(ValueError):
+class TauBenchFormatError(LogFormatError):
     """A τ-bench results file is malformed; the message names file, record and field."""
 
 
 def _fail(source: str, index: int | None, field: str, message: str) -> TauBenchFormatError:
-    where = f"record {index}" if index is not None else "top level"
-    return TauBenchFormatError(f"{source}: {where}: field {field!r}: {message}")
+    where = f"record {index}" if index is not None else None
+    return TauBenchFormatError(str(fail(source, where, field, message)))
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise TauBenchFormatError(f"{path}: not UTF-8 text ({exc})") from exc
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TauBenchFormatError(
-            f"{path}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
-        ) from exc
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    return read_json(path, TauBenchFormatError)
 
 
 def _task_id(record: Mapping[str, Any], source: str, index: int) -> str:
     value = record["task_id"]
-    if _is_int(value) or (isinstance(value, str) and value != ""):
+    if is_int(value) or (isinstance(value, str) and value != ""):
         return str(value)
     raise _fail(source, index, "task_id", f"expected an int or non-empty str, got {value!r}")
 
 
 def _trial(record: Mapping[str, Any], source: str, index: int) -> int:
     value = record["trial"]
-    if _is_int(value) and value >= 0:
+    if is_int(value) and value >= 0:
         return int(value)
     raise _fail(source, index, "trial", f"expected an int >= 0, got {value!r}")
 
@@ -160,7 +153,7 @@ def _row(record: Any, source: str, index: int, agent: str) -> dict[str, Any]:
         "condition": "baseline",
         "variant": "",
         "run": _trial(record, source, index),
-        "success": math.isclose(reward, 1.0, abs_tol=_SUCCESS_TOL),
+        "success": math.isclose(reward, 1.0, abs_tol=SUCCESS_TOLERANCE),
         "score": reward,
         "confidence": math.nan,
         "confidence_source": "none",

@@ -1,0 +1,160 @@
+"""Shared pieces of the importers: the error type, message format, JSON reading, checks.
+
+Every importer reports a bad input the same way — ``<file>: <record>: field '<name>':
+<problem>`` — through :class:`LogFormatError`, so the command line can print it and exit with
+status 2, and a user can find the offending value without a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from reliability_lab.errors import RunTableError
+from reliability_lab.runs import INFRASTRUCTURE_PREFIX, validate_run_table
+
+__all__ = [
+    "SUCCESS_TOLERANCE",
+    "LogFormatError",
+    "MissingExtraError",
+    "fail",
+    "finish_table",
+    "infrastructure",
+    "is_int",
+    "is_provider_error",
+    "mapping",
+    "missing",
+    "optional_number",
+    "read_json",
+    "unit_number",
+]
+
+#: A reward counts as success when it is within this distance of 1 (τ-bench and τ²-bench's
+#: ``is_successful``: ``1 - 1e-6 <= reward <= 1 + 1e-6``).
+SUCCESS_TOLERANCE = 1e-6
+
+# Exception names and message fragments of provider-side failures (rate limits, outages,
+# connection problems, quota). A run that ended in one of these says nothing about the agent.
+_PROVIDER_ERROR = re.compile(
+    r"rate.?limit|ratelimit|too many requests|\b429\b|\b50[0234]\b|overloaded|"
+    r"service.?unavailable|internal.?server.?error|bad.?gateway|gateway.?timeout|"
+    r"api.?connection|connection.?(error|reset|refused|aborted)|remote.?disconnected|"
+    r"quota|insufficient.?credits|authentication.?error|permission.?denied",
+    re.IGNORECASE,
+)
+
+
+class LogFormatError(RunTableError):
+    """A log or results file of another harness is malformed.
+
+    The message names the file, the record (index, line or sample) and the field.
+    """
+
+
+class MissingExtraError(ImportError, RunTableError):
+    """An optional dependency needed to read a format is not installed; says what to install."""
+
+
+def fail(source: str, where: str | None, field: str, message: str) -> LogFormatError:
+    """The importers' error: ``<source>: <where>: field '<field>': <message>``.
+
+    Examples
+    --------
+    >>> str(fail("r.json", "simulation 3", "trial", "expected an int >= 0, got -1"))
+    "r.json: simulation 3: field 'trial': expected an int >= 0, got -1"
+    """
+    return LogFormatError(f"{source}: {where or 'top level'}: field {field!r}: {message}")
+
+
+def read_json(path: Path, error: type[LogFormatError] = LogFormatError) -> Any:
+    """Parse a JSON file; non-UTF-8 or invalid JSON raises ``error`` naming it.
+
+    A missing file raises :class:`FileNotFoundError` (naming it), as ``open`` does.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise missing(path) from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 text ({exc})") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read file: {exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(
+            f"{path}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from None
+
+
+def mapping(value: Any) -> Mapping[str, Any]:
+    """``value`` when it is a JSON object, else an empty mapping (for optional blocks)."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def is_int(value: Any) -> bool:
+    """Whether ``value`` is an int and not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def unit_number(value: Any, source: str, where: str, field: str) -> float:
+    """``value`` as a float in [0, 1]; anything else raises :class:`LogFormatError`."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+        if math.isfinite(number) and 0.0 <= number <= 1.0:
+            return number
+    raise fail(source, where, field, f"expected a number in [0, 1], got {value!r}")
+
+
+def optional_number(value: Any, source: str, where: str, field: str) -> float:
+    """A finite number >= 0, or NaN when ``value`` is None (not recorded)."""
+    if value is None:
+        return math.nan
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+        if math.isfinite(number) and number >= 0:
+            return number
+    raise fail(source, where, field, f"expected a number >= 0 or null, got {value!r}")
+
+
+def missing(path: Path) -> FileNotFoundError:
+    """The error for a path that does not exist (the CLI prints ``<path>: file not found``)."""
+    return FileNotFoundError(2, "No such file or directory", str(path))
+
+
+def is_provider_error(*texts: str | None) -> bool:
+    """Whether an exception name or message describes a provider/connection failure.
+
+    Examples
+    --------
+    >>> is_provider_error("RateLimitError", "429 Too Many Requests")
+    True
+    >>> is_provider_error("ValueError", "agent gave up")
+    False
+    """
+    return any(text and _PROVIDER_ERROR.search(text) for text in texts)
+
+
+def infrastructure(reason: str) -> str:
+    """An ``error`` value that marks a provider/harness failure (excluded from metrics)."""
+    return f"{INFRASTRUCTURE_PREFIX} {reason}"
+
+
+def finish_table(
+    rows: Iterable[Mapping[str, Any]], source: str, *, empty_message: str
+) -> pd.DataFrame:
+    """Validate importer rows as a run table; no rows raises :class:`LogFormatError`.
+
+    Rows that lack ``actions`` or ``violations`` get empty lists (a column that only some
+    rows have would otherwise hold NaN for the others).
+    """
+    records = [{"actions": [], "violations": [], **row} for row in rows]
+    if not records:
+        raise LogFormatError(f"{source}: {empty_message}")
+    return validate_run_table(pd.DataFrame.from_records(records), source=source)

@@ -1,0 +1,169 @@
+"""Which harness wrote a path, and one entry point that imports any of them.
+
+:func:`detect_format` looks at names and the first bytes of JSON, never at the whole file:
+
+==============  ============================================================================
+format          recognised by
+==============  ============================================================================
+``results``     a directory with ``header.json`` (with a ``fingerprint``) and
+                ``results.jsonl``: reliability_lab's own results directory
+``letta-evals`` a directory with ``run_k/results.jsonl``, or ``results.jsonl`` with a
+                letta-evals ``header.json``
+``hal``         a ``*_UPLOAD.json`` file, or a directory holding some
+``inspect``     a ``.eval`` file, a ``.json`` whose object has ``eval`` and ``samples``, or a
+                directory of ``.eval`` logs
+``tau2-bench``  a JSON object with ``simulations`` and ``info``, or a directory with
+                ``results.json`` and ``simulations/``
+``tau-bench``   a JSON list of records with ``task_id``, ``trial``, ``reward``, ``traj``
+``table``       a ``.csv``, ``.parquet`` or ``.jsonl`` file of runs (:func:`from_records`)
+==============  ============================================================================
+
+:func:`load_runs` calls the matching importer; ``results`` directories are read by
+``reliability_lab.experiment`` instead (``load_results``), which lives above this package.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from reliability_lab.io._common import LogFormatError, missing
+from reliability_lab.io.hal import UPLOAD_SUFFIX, load_hal_results
+from reliability_lab.io.inspect_logs import load_inspect_log
+from reliability_lab.io.letta_evals import load_letta_evals
+from reliability_lab.io.table import from_records
+from reliability_lab.io.tau2_bench import load_tau2_bench
+from reliability_lab.io.tau_bench import load_tau_bench
+
+__all__ = ["FORMATS", "detect_format", "load_runs"]
+
+#: Formats :func:`detect_format` recognises (``results`` = reliability_lab's own directory).
+FORMATS = ("results", "inspect", "tau2-bench", "hal", "letta-evals", "tau-bench", "table")
+_TABLE_SUFFIXES = (".csv", ".parquet", ".jsonl")
+
+
+def _json_head(path: Path) -> Any:
+    """The parsed JSON of a file, or None when it is not JSON."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+
+
+def _detect_json(path: Path) -> str | None:
+    data = _json_head(path)
+    if isinstance(data, Mapping):
+        if "simulations" in data and "info" in data:
+            return "tau2-bench"
+        if "eval" in data and ("samples" in data or "version" in data):
+            return "inspect"
+        if "raw_eval_results" in data:
+            return "hal"
+    if isinstance(data, list) and data and isinstance(data[0], Mapping):
+        if {"task_id", "trial", "reward", "traj"} <= set(data[0]):
+            return "tau-bench"
+    return None
+
+
+def _detect_dir(path: Path) -> str | None:
+    header = _json_head(path / "header.json") if (path / "header.json").exists() else None
+    if (path / "results.jsonl").exists():
+        if isinstance(header, Mapping) and "fingerprint" in header:
+            return "results"
+        return "letta-evals"
+    if any((d / "results.jsonl").exists() for d in path.glob("run_*")):
+        return "letta-evals"
+    if (path / "results.json").exists() and (path / "simulations").is_dir():
+        return "tau2-bench"
+    if next(path.rglob(f"*{UPLOAD_SUFFIX}"), None) is not None:
+        return "hal"
+    if next(path.rglob("*.eval"), None) is not None:
+        return "inspect"
+    return None
+
+
+def detect_format(path: str | os.PathLike[str]) -> str:
+    """The format of a log file or directory (one of :data:`FORMATS`).
+
+    Raises
+    ------
+    LogFormatError
+        The path does not exist or matches no known format (the message lists them and
+        suggests ``--format``).
+    """
+    target = Path(path)
+    if not target.exists():
+        raise missing(target)
+    if target.is_dir():
+        found = _detect_dir(target)
+    elif target.name.endswith(UPLOAD_SUFFIX):
+        found = "hal"
+    elif target.suffix == ".eval":
+        found = "inspect"
+    elif target.suffix.lower() in _TABLE_SUFFIXES:
+        found = "table"
+    else:
+        found = _detect_json(target) if target.suffix.lower() == ".json" else None
+    if found is None:
+        raise LogFormatError(
+            f"{target}: cannot tell which harness wrote this; name the format with "
+            f"--format (one of {', '.join(FORMATS)})"
+        )
+    return found
+
+
+_LOADERS: Mapping[str, Callable[..., pd.DataFrame]] = {
+    "inspect": load_inspect_log,
+    "tau2-bench": load_tau2_bench,
+    "hal": load_hal_results,
+    "letta-evals": load_letta_evals,
+}
+
+
+def load_runs(
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    agent: str | None = None,
+    **options: Any,
+) -> pd.DataFrame:
+    """Import a log file or directory of another harness as a run table.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file or directory.
+    format : str, optional
+        One of :data:`FORMATS` except ``results``; default :func:`detect_format`.
+    agent : str, optional
+        Agent label for every run (each importer's default otherwise).
+    **options
+        Passed to the importer (e.g. ``scorer=`` for inspect logs).
+
+    Raises
+    ------
+    LogFormatError
+        Unknown or undetectable format, or a malformed file (naming file, record and field).
+    """
+    fmt = format or detect_format(path)
+    if fmt == "results":
+        raise LogFormatError(
+            f"{path}: a reliability_lab results directory; read it with "
+            "reliability_lab.experiment.load_results"
+        )
+    if fmt == "table":
+        if agent is not None:
+            raise ValueError("agent: a table names its agents in a column (columns={...})")
+        return from_records(path, **options)
+    if fmt == "tau-bench":  # its files do not name the agent: default to the file name
+        return load_tau_bench(path, agent=agent or Path(path).stem, **options)
+    if fmt not in _LOADERS:
+        raise ValueError(f"format: unknown {fmt!r}; valid: {', '.join(FORMATS)}")
+    if agent is not None:
+        options["agent"] = agent
+    return _LOADERS[fmt](path, **options)

@@ -1,0 +1,340 @@
+"""Import inspect_ai eval logs into the run table (docs/importers.md, 'inspect_ai').
+
+inspect_ai (UKGovernmentBEIS/inspect_ai) writes one log per evaluation (``.eval`` or
+``.json``); each holds the samples of every epoch. The logs are read with inspect_ai's own
+reader (``inspect_ai.log.read_eval_log``), installed by the optional extra
+``reliability-lab[inspect]``.
+
+Mapping to the run table, one row per sample and epoch:
+
+=======================  =====================================================================
+run-table column         from the log
+=======================  =====================================================================
+``agent``                ``eval.model`` (the ``agent`` argument maps model → label)
+``task_id``              ``str(sample.id)``; prefixed ``"<task>/"`` when one agent's logs hold
+                         more than one task, so ids of different tasks stay apart
+``condition``/``variant`` ``"baseline"`` / ``""``
+``run``                  ``epoch − 1``; a second log of the same agent and task continues
+                         the numbering after the first (logs ordered by ``eval.created``)
+``score``                the chosen scorer's value as a float (inspect's ``value_to_float``:
+                         C → 1, P → 0.5, I/N → 0, yes/true → 1, numbers as they are); NaN when
+                         the value lies outside [0, 1] (the raw value is in ``score_value``)
+``success``              ``score_float >= success`` (default 1.0: only C, 1 or true pass), or
+                         ``success(value)`` when ``success`` is a function
+``actions``              ``function`` of each tool call in the sample's assistant messages
+``num_actions``          ``len(actions)``
+``api_calls``            number of assistant messages
+``num_errors``           tool messages whose call failed (``error`` set)
+``cost_usd``             sum of ``model_usage[*].total_cost`` when every model reports one,
+                         else NaN
+``wall_time_s``          ``total_time``
+``error``                ``sample.error.message``; provider failures (rate limits, quota,
+                         outages, connection errors — recognised by the error's text) become
+                         ``"infrastructure: …"``, any other error is the agent's failure
+``confidence``           NaN, ``confidence_source="none"``: inspect does not elicit one
+=======================  =====================================================================
+
+Extra columns: ``prompt_tokens``, ``completion_tokens``, ``total_tokens`` (sums over
+``model_usage``), ``working_time_s`` (``working_time``), ``limit`` (the sample limit that fired,
+e.g. ``"message 10"``; the sample is still scored by inspect, so it is not an error),
+``score_value`` (the raw value), ``model`` and ``source_file``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from reliability_lab.io._common import (
+    LogFormatError,
+    MissingExtraError,
+    fail,
+    finish_table,
+    infrastructure,
+    is_provider_error,
+    missing,
+)
+
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalLog, EvalSample
+
+__all__ = ["InspectLogError", "load_inspect_log"]
+
+_LOG_SUFFIXES = (".eval", ".json")
+SuccessRule = float | Callable[[Any], bool]
+
+
+class InspectLogError(LogFormatError):
+    """An inspect_ai log cannot be imported; the message names file, sample and field."""
+
+
+def _inspect_log_module() -> Any:
+    try:
+        import inspect_ai.log as inspect_log
+    except ImportError:
+        raise MissingExtraError(
+            "reading inspect_ai logs needs inspect-ai; install the extra: "
+            "pip install 'reliability-lab[inspect]'"
+        ) from None
+    return inspect_log
+
+
+def _log_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.suffix in _LOG_SUFFIXES and p.is_file())
+        if not files:
+            raise InspectLogError(f"{path}: no .eval or .json logs in this directory")
+        return files
+    if not path.exists():
+        raise missing(path)
+    return [path]
+
+
+def _read(file: Path) -> EvalLog:
+    inspect_log = _inspect_log_module()
+    try:
+        log: EvalLog = inspect_log.read_eval_log(str(file))
+    except Exception as exc:  # inspect raises ValueError, ValidationError, zipfile errors ...
+        raise InspectLogError(f"{file}: not an inspect_ai eval log ({exc})") from None
+    return log
+
+
+def _scorer_name(log: EvalLog, scorer: str | None, source: str) -> str:
+    names: list[str] = []
+    for sample in log.samples or []:
+        names.extend(n for n in (sample.scores or {}) if n not in names)
+    if scorer is not None:
+        if scorer not in names and names:
+            raise fail(source, None, "scores", f"no scorer {scorer!r}; the log has {names}")
+        return scorer
+    if len(names) > 1:
+        raise fail(source, None, "scores", f"several scorers {names}; choose one with scorer=...")
+    return names[0] if names else ""
+
+
+def _value_to_float(value: Any, source: str, where: str, field: str) -> float:
+    from inspect_ai.scorer import value_to_float
+
+    convertible = isinstance(value, int | float | bool) or (
+        isinstance(value, str) and _is_known_string(value)
+    )
+    if not convertible:
+        raise fail(
+            source,
+            where,
+            field,
+            f"cannot map score value {value!r} to a number; pass success=<function of the "
+            "value> to decide success yourself",
+        )
+    number = float(value_to_float()(value))
+    if not math.isfinite(number):
+        raise fail(source, where, field, f"score value {value!r} is not finite")
+    return number
+
+
+def _is_known_string(value: str) -> bool:
+    if value.lower() in ("c", "i", "p", "n", "yes", "no", "true", "false"):
+        return True
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _outcome(
+    sample: EvalSample, scorer: str, success: SuccessRule, source: str, where: str
+) -> dict[str, Any]:
+    score = (sample.scores or {}).get(scorer) if scorer else None
+    if sample.error is not None:
+        message = sample.error.message
+        error = infrastructure(message) if is_provider_error(message) else message
+        return {"success": False, "score": math.nan, "score_value": None, "error": error}
+    field = f"scores.{scorer}.value" if scorer else "scores"
+    if score is None:
+        raise fail(source, where, field, "the sample has no score and no error")
+    value = score.value
+    if callable(success):
+        number = (
+            _value_to_float(value, source, where, field)
+            if not isinstance(value, list | dict)
+            else math.nan
+        )
+        passed = bool(success(value))
+    else:
+        number = _value_to_float(value, source, where, field)
+        passed = number >= success
+    return {
+        "success": passed,
+        "score": number if 0.0 <= number <= 1.0 else math.nan,
+        "score_value": value if isinstance(value, str | int | float | bool) else str(value),
+        "error": None,
+    }
+
+
+def _trajectory(sample: EvalSample) -> dict[str, Any]:
+    actions: list[str] = []
+    calls = errors = 0
+    for message in sample.messages:
+        if message.role == "assistant":
+            calls += 1
+            actions.extend(call.function for call in message.tool_calls or [])
+        elif message.role == "tool" and message.error is not None:
+            errors += 1
+    return {
+        "actions": actions,
+        "num_actions": float(len(actions)),
+        "api_calls": float(calls),
+        "num_errors": float(errors),
+    }
+
+
+def _usage(sample: EvalSample) -> dict[str, float]:
+    usage = list((sample.model_usage or {}).values())
+    costs = [u.total_cost for u in usage]
+    known = bool(usage) and all(c is not None for c in costs)
+    return {
+        "cost_usd": float(sum(c for c in costs if c is not None)) if known else math.nan,
+        "prompt_tokens": float(sum(u.input_tokens for u in usage)) if usage else math.nan,
+        "completion_tokens": float(sum(u.output_tokens for u in usage)) if usage else math.nan,
+        "total_tokens": float(sum(u.total_tokens for u in usage)) if usage else math.nan,
+    }
+
+
+def _time(value: float | None) -> float:
+    return float(value) if value is not None else math.nan
+
+
+def _rows(
+    log: EvalLog, source: str, agent: str, scorer: str | None, success: SuccessRule
+) -> list[dict[str, Any]]:
+    name = _scorer_name(log, scorer, source)
+    rows = []
+    for sample in log.samples or []:
+        where = f"sample {sample.id!r} epoch {sample.epoch}"
+        limit = sample.limit
+        rows.append(
+            {
+                "agent": agent,
+                "task_id": str(sample.id),
+                "task": log.eval.task,
+                "condition": "baseline",
+                "variant": "",
+                "run": sample.epoch - 1,
+                **_outcome(sample, name, success, source, where),
+                "confidence": math.nan,
+                "confidence_source": "none",
+                **_trajectory(sample),
+                **_usage(sample),
+                "wall_time_s": _time(sample.total_time),
+                "working_time_s": _time(sample.working_time),
+                "limit": f"{limit.type} {limit.limit:g}" if limit is not None else None,
+                "model": log.eval.model,
+                "source_file": source,
+            }
+        )
+    return rows
+
+
+def _label(model: str, agent: str | Mapping[str, str] | None) -> str:
+    if agent is None:
+        return model
+    if isinstance(agent, str):
+        return agent
+    return agent.get(model, model)
+
+
+def _renumber(rows: list[dict[str, Any]]) -> None:
+    """Distinct task ids across tasks of one agent; later logs continue the run numbering."""
+    tasks_per_agent: dict[str, set[str]] = {}
+    for row in rows:
+        tasks_per_agent.setdefault(row["agent"], set()).add(row["task"])
+    for row in rows:
+        if len(tasks_per_agent[row["agent"]]) > 1:
+            row["task_id"] = f"{row['task']}/{row['task_id']}"
+    offset: dict[tuple[str, str, str], int] = {}
+    for file_rows in _by_file(rows):
+        start = {key: offset.get(key, 0) for key in {_group(r) for r in file_rows}}
+        for row in file_rows:
+            row["run"] += start[_group(row)]
+        for row in file_rows:
+            key = _group(row)
+            offset[key] = max(offset.get(key, 0), row["run"] + 1)
+
+
+def _group(row: Mapping[str, Any]) -> tuple[str, str, str]:
+    return (row["agent"], row["task"], row["task_id"])
+
+
+def _by_file(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    files: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        files.setdefault(row["source_file"], []).append(row)
+    return list(files.values())
+
+
+def load_inspect_log(
+    path_or_dir: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    scorer: str | None = None,
+    success: SuccessRule = 1.0,
+    agent: str | Mapping[str, str] | None = None,
+) -> pd.DataFrame:
+    """Read inspect_ai eval logs (``.eval`` or ``.json``) into a validated run table.
+
+    Parameters
+    ----------
+    path_or_dir : path-like or sequence of path-likes
+        A log file, a directory searched recursively for ``*.eval``/``*.json`` logs, or a
+        list of either.
+    scorer : str, optional
+        Name of the scorer whose value decides success; required when the logs have more than
+        one scorer.
+    success : float or callable, default 1.0
+        A threshold on the score as a float (C = 1, P = 0.5, I = 0; numeric scores as they
+        are), or a function of the raw score value returning whether the run succeeded (for
+        list or dict values, or custom labels).
+    agent : str or mapping, optional
+        The agent label for every run, or a mapping from model name to label; default the
+        model name (``eval.model``).
+
+    Returns
+    -------
+    DataFrame
+        One row per sample and epoch (mapping in the module docstring and docs/importers.md).
+
+    Raises
+    ------
+    MissingExtraError
+        inspect-ai is not installed (``pip install 'reliability-lab[inspect]'``).
+    InspectLogError
+        A file is not an inspect log, the scorer is ambiguous or unknown, or a score value
+        cannot be mapped; the message names the file, the sample and epoch, and the field.
+    """
+    if not callable(success) and not (
+        isinstance(success, int | float) and not isinstance(success, bool)
+    ):
+        raise ValueError(f"success: expected a number or a function, got {success!r}")
+    paths = [path_or_dir] if isinstance(path_or_dir, str | os.PathLike) else list(path_or_dir)
+    files = [file for p in paths for file in _log_files(Path(p))]
+    files = list(dict.fromkeys(f.resolve() for f in files))
+    logs = sorted(((_read(f), str(f)) for f in files), key=lambda item: item[0].eval.created)
+    seen: dict[str, str] = {}
+    for log, source in logs:
+        if log.eval.eval_id in seen:
+            raise InspectLogError(
+                f"{source}: the same evaluation (eval_id {log.eval.eval_id!r}) as "
+                f"{seen[log.eval.eval_id]}; pass each log once"
+            )
+        seen[log.eval.eval_id] = source
+    rows: list[dict[str, Any]] = []
+    for log, source in logs:
+        rows.extend(_rows(log, source, _label(log.eval.model, agent), scorer, success))
+    _renumber(rows)
+    source = str(files[0]) if len(files) == 1 else f"{len(files)} inspect logs"
+    return finish_table(rows, source, empty_message="the logs hold no samples")

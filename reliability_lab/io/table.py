@@ -1,0 +1,146 @@
+"""Any table of runs → the run table, by a documented column mapping (docs/importers.md).
+
+For users whose harness writes its own CSV, Parquet or JSON Lines logs: one row per run, with
+columns that :func:`from_records` renames to the run table's (``columns={"task_id": "sample",
+"run": "epoch", ...}``). Run-table columns missing from the mapping are taken under their own
+name when present; every other column is kept as an extra column.
+
+Conversions, all explicit: ``agent`` and ``task_id`` become strings (CSV readers turn ids
+into numbers); a missing ``success`` is ``score >= pass_threshold`` (default 1.0, as in
+docs/methodology.md); ``actions`` and ``violations`` given as text are parsed as JSON arrays,
+or ``actions`` split at ``list_separator``. Whatever cannot be converted is an error naming
+the row and column.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from reliability_lab.io._common import LogFormatError, fail
+from reliability_lab.runs import RUN_TABLE_COLUMNS, validate_run_table
+
+__all__ = ["from_records"]
+
+_READERS: Mapping[str, Callable[[Path], pd.DataFrame]] = {
+    ".csv": pd.read_csv,
+    ".parquet": pd.read_parquet,
+    ".jsonl": lambda p: pd.read_json(p, lines=True),
+}
+
+
+def _read(path: Path) -> pd.DataFrame:
+    reader = _READERS.get(path.suffix.lower())
+    if reader is None:
+        raise LogFormatError(
+            f"{path}: unknown table format {path.suffix!r}; use {', '.join(_READERS)} "
+            "or pass a DataFrame"
+        )
+    try:
+        return reader(path)
+    except ImportError as exc:  # parquet without pyarrow/fastparquet
+        raise LogFormatError(f"{path}: cannot read {path.suffix} files here: {exc}") from None
+    except ValueError as exc:
+        raise LogFormatError(f"{path}: cannot read the table: {exc}") from None
+
+
+def _parse_list(value: Any, sep: str | None, source: str, row: int, column: str) -> Any:
+    if not isinstance(value, str):
+        return [] if value is None or (isinstance(value, float) and pd.isna(value)) else value
+    text = value.strip()
+    if text.startswith("["):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise fail(source, f"row {row}", column, f"not a JSON array: {exc.msg}") from None
+    if sep is not None:
+        return [part.strip() for part in text.split(sep) if part.strip()]
+    if text == "":
+        return []
+    raise fail(
+        source,
+        f"row {row}",
+        column,
+        f"text {text[:60]!r} is not a JSON array; pass list_separator= to split it",
+    )
+
+
+def from_records(
+    data: pd.DataFrame | str | os.PathLike[str],
+    *,
+    columns: Mapping[str, str] | None = None,
+    pass_threshold: float = 1.0,
+    list_separator: str | None = None,
+    source: str | None = None,
+) -> pd.DataFrame:
+    """Build a validated run table from a table with its own column names.
+
+    Parameters
+    ----------
+    data : DataFrame or path-like
+        The runs, or a ``.csv``, ``.parquet`` or ``.jsonl`` file of them.
+    columns : mapping, optional
+        Run-table column → the column of ``data`` that holds it, e.g.
+        ``{"task_id": "sample_id", "run": "epoch", "success": "passed"}``.
+    pass_threshold : float, default 1.0
+        When ``data`` has no success column: ``success = score >= pass_threshold``.
+    list_separator : str, optional
+        Split ``actions`` text at this separator (``"a;b;c"``); default: text must be a
+        JSON array.
+    source : str, optional
+        Name used in error messages; default the file name or ``"records"``.
+
+    Returns
+    -------
+    DataFrame
+        The run table (docs/methodology.md, 'The run table'), extra columns kept.
+
+    Raises
+    ------
+    LogFormatError
+        Unknown file type, a mapped column missing from ``data``, unparsable list text.
+    RunTableError
+        The renamed table violates the run-table schema (the message names the column and
+        shows the rows).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"model": ["m", "m"], "sample": [1, 1], "epoch": [1, 2],
+    ...                    "reward": [1.0, 0.5], "tools": ["search;answer", "search"]})
+    >>> runs = from_records(df, columns={"agent": "model", "task_id": "sample",
+    ...                                  "run": "epoch", "score": "reward",
+    ...                                  "actions": "tools"}, list_separator=";")
+    >>> runs[["task_id", "run", "success", "actions"]].values.tolist()
+    [['1', 1, True, ['search', 'answer']], ['1', 2, False, ['search']]]
+    """
+    if isinstance(data, pd.DataFrame):
+        table, name = data.copy(), source or "records"
+    else:
+        table, name = _read(Path(data)), source or str(data)
+    mapping = dict(columns or {})
+    unknown = sorted(set(mapping) - set(RUN_TABLE_COLUMNS))
+    if unknown:
+        raise ValueError(f"columns: unknown run-table column(s) {unknown}")
+    missing = {ours: theirs for ours, theirs in mapping.items() if theirs not in table.columns}
+    if missing:
+        raise LogFormatError(
+            f"{name}: column(s) {sorted(missing.values())} named in columns= are not in the "
+            f"table; present: {list(table.columns)}"
+        )
+    table = table.rename(columns={theirs: ours for ours, theirs in mapping.items()})
+    for column in ("agent", "task_id", "condition", "variant"):
+        if column in table.columns:
+            table[column] = table[column].map(lambda v: v if isinstance(v, str) else str(v))
+    if "success" not in table.columns and "score" in table.columns:
+        table["success"] = pd.to_numeric(table["score"], errors="coerce") >= pass_threshold
+    for column, sep in (("actions", list_separator), ("violations", None)):
+        if column in table.columns:
+            table[column] = [
+                _parse_list(v, sep, name, i, column) for i, v in enumerate(table[column])
+            ]
+    return validate_run_table(table, source=name)
