@@ -52,9 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--max-concurrent", type=_positive_int, metavar="N", help="runs at once")
     run.add_argument("--runs", type=_positive_int, metavar="K", help="repetitions per task")
     run.add_argument("--seed", type=_seed, metavar="S", help="master seed")
-    report = sub.add_parser("report", help="recompute the summary of a results directory")
-    report.add_argument("directory", metavar="DIR", help="results directory")
-    report.add_argument("--quiet", action="store_true", help="print only ✓ PASSED / ✗ FAILED")
+    _add_report_parser(sub)
     validate = sub.add_parser("validate", help="check an experiment config without running it")
     validate.add_argument("config", metavar="CONFIG", help="experiment YAML file")
     return parser
@@ -85,11 +83,58 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return EXIT_PASSED if outcome.passed else EXIT_FAILED
 
 
+def _add_report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from reliability_lab.io.formats import FORMATS
+
+    report = sub.add_parser(
+        "report",
+        help="the summary of a results directory, or of another harness's logs",
+        description="Summarise a reliability_lab results directory, or import the logs of "
+        "another harness (docs/importers.md) and print the same report and gates.",
+    )
+    report.add_argument("path", metavar="PATH", help="results directory or log file/directory")
+    report.add_argument("--format", choices=FORMATS, help="log format (default: detected)")
+    report.add_argument("--agent", metavar="LABEL", help="agent label for every imported run")
+    report.add_argument("--scorer", metavar="NAME", help="inspect logs: scorer deciding success")
+    report.add_argument(
+        "--gate", action="append", metavar="GATE", help='e.g. "R >= 0.7" (repeatable)'
+    )
+    report.add_argument("--profile", metavar="NAME", help="metric profile (default: default)")
+    report.add_argument("--n-boot", type=_positive_int, metavar="B", help="bootstrap replicates")
+    report.add_argument("--seed", type=_seed, metavar="S", help="bootstrap seed")
+    report.add_argument("--output", metavar="DIR", help="write a results directory there")
+    report.add_argument("--quiet", action="store_true", help="print only ✓ PASSED / ✗ FAILED")
+
+
+_IMPORT_OPTIONS = ("agent", "scorer", "gate", "profile", "n_boot", "seed", "output")
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from reliability_lab.experiment.console import format_summary, verdict
-    from reliability_lab.experiment.summary import summarize_directory
+    from reliability_lab.experiment.imported import import_config
+    from reliability_lab.experiment.summary import summarize_directory, summarize_imported
+    from reliability_lab.io import detect_format, load_runs
 
-    summary = summarize_directory(args.directory)
+    fmt = args.format or detect_format(args.path)
+    if fmt == "results":
+        given = [f"--{o.replace('_', '-')}" for o in _IMPORT_OPTIONS if getattr(args, o)]
+        if given:
+            raise ConfigError(
+                f"{args.path}: {', '.join(given)} apply to imported logs; a results "
+                "directory takes its settings and gates from its config"
+            )
+        summary = summarize_directory(args.path)
+    else:
+        if args.scorer and fmt != "inspect":
+            raise ConfigError(f"--scorer applies to inspect logs, not to {fmt!r}")
+        options = {"scorer": args.scorer} if args.scorer else {}
+        runs = load_runs(args.path, format=fmt, agent=args.agent, **options)
+        report = {"n_boot": args.n_boot} if args.n_boot else None
+        config = import_config(
+            runs, format=fmt, path=args.path, gates=args.gate, profile=args.profile,
+            seed=args.seed, report=report,
+        )  # fmt: skip
+        summary = summarize_imported(runs, config, output=args.output)
     print(verdict(summary) if args.quiet else format_summary(summary))
     return EXIT_PASSED if summary.passed else EXIT_FAILED
 

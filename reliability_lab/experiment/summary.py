@@ -26,8 +26,14 @@ import pandas as pd
 
 from reliability_lab.errors import RunTableError, UndefinedMetricWarning
 from reliability_lab.experiment._jsonio import dumps, write_json_atomic
-from reliability_lab.experiment.config import ExperimentConfig
+from reliability_lab.experiment.config import ExperimentConfig, SessionSettings
 from reliability_lab.experiment.gates import SCORE_METRICS, GateConfig, GateResult, evaluate_gates
+from reliability_lab.experiment.imported import (
+    IMPORT_KEY,
+    ImportConfig,
+    import_header,
+    write_import,
+)
 from reliability_lab.experiment.results import records_to_run_table
 from reliability_lab.experiment.store import (
     RESULTS_FILE,
@@ -45,6 +51,7 @@ __all__ = [
     "ExperimentSummary",
     "score_metrics",
     "summarize_directory",
+    "summarize_imported",
 ]
 
 SUMMARY_SCHEMA_VERSION = 1
@@ -167,7 +174,9 @@ def _gate_inputs(
     return inputs
 
 
-def _reliability(runs: pd.DataFrame, config: ExperimentConfig) -> tuple[pd.DataFrame, list[str]]:
+def _reliability(
+    runs: pd.DataFrame, config: ExperimentConfig | ImportConfig
+) -> tuple[pd.DataFrame, list[str]]:
     """The reliability report and the texts of its UndefinedMetricWarnings.
 
     Undefined metrics (e.g. R_fault without a ``fault`` condition) are NaN in the report and
@@ -194,10 +203,9 @@ def _reliability(runs: pd.DataFrame, config: ExperimentConfig) -> tuple[pd.DataF
     return report, list(dict.fromkeys(notes))
 
 
-def _sessions_info(runs: pd.DataFrame, config: ExperimentConfig) -> dict[str, Any]:
+def _sessions_info(runs: pd.DataFrame, settings: SessionSettings | None) -> dict[str, Any]:
     """How the session metrics were computed, how many runs have them, and notices."""
-    settings = config.sessions
-    if "session_error" not in runs:
+    if "session_error" not in runs or settings is None:
         return {"enabled": False}
     errors = runs["session_error"]
     scored = runs["agent_reliability"].notna() & runs["agent_consistency"].notna()
@@ -326,7 +334,8 @@ def summarize_directory(directory: str | Path) -> ExperimentSummary:
     Parameters
     ----------
     directory : path-like
-        A results directory with ``header.json`` and ``results.jsonl``.
+        A results directory with ``header.json`` and ``results.jsonl`` (written by an
+        experiment, or by ``reliability-lab report LOGS --output DIR`` from imported logs).
 
     Returns
     -------
@@ -339,15 +348,59 @@ def summarize_directory(directory: str | Path) -> ExperimentSummary:
     """
     out = Path(directory)
     header = read_header(out)
-    config = ExperimentConfig.model_validate(header.config)
+    config: ExperimentConfig | ImportConfig
+    if IMPORT_KEY in header.config:
+        config = ImportConfig.model_validate(header.config)
+    else:
+        config = ExperimentConfig.model_validate(header.config)
     records = read_result_lines(out / RESULTS_FILE, repair=False)
     runs = records_to_run_table(records, source=str(out / RESULTS_FILE))
     if runs.empty:
         raise RunTableError(f"{out / RESULTS_FILE}: no finished runs yet; nothing to summarise")
+    return _summarize(runs, header, config, out, records)
+
+
+def summarize_imported(
+    runs: pd.DataFrame, config: ImportConfig, *, output: str | Path | None = None
+) -> ExperimentSummary:
+    """The summary of an imported run table, as for an experiment's results.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        The run table from an importer (``reliability_lab.io``).
+    config : ImportConfig
+        Where the runs came from, the report settings and gates.
+    output : path-like, optional
+        Write a results directory there (``header.json``, ``results.jsonl`` with every column
+        of every run, ``summary.json``, ``run_k/``, ``aggregate_stats.json``); without it
+        nothing is written.
+
+    Returns
+    -------
+    ExperimentSummary
+        ``directory`` is ``output``, or the imported path when nothing is written.
+    """
+    header = import_header(runs, config)
+    if output is not None:
+        write_import(runs, header, Path(output))
+        return summarize_directory(output)
+    return _summarize(runs, header, config, Path(config.imported_from.path), None)
+
+
+def _summarize(
+    runs: pd.DataFrame,
+    header: HeaderRecord,
+    config: ExperimentConfig | ImportConfig,
+    out: Path,
+    records: list[dict[str, Any]] | None,
+) -> ExperimentSummary:
+    """Compute the summary; write its files into ``out`` unless ``records`` is None."""
     report, undefined = _reliability(runs, config)
     per_agent = _per_agent_metrics(runs, header.models)
     metrics = {**score_metrics(runs), "per_model": per_agent}
     gate_results = evaluate_gates(list(config.gates), _gate_inputs(per_agent, report))
+    sessions = config.sessions if isinstance(config, ExperimentConfig) else None
     content: dict[str, Any] = {
         "schema_version": SUMMARY_SCHEMA_VERSION,
         "suite": header.suite_name,
@@ -363,15 +416,17 @@ def summarize_directory(directory: str | Path) -> ExperimentSummary:
             "seed": config.seed,
             "agents": _report_dict(report),
         },
-        "sessions": _sessions_info(runs, config),
+        "sessions": _sessions_info(runs, sessions),
         "undefined_metrics": undefined,
         "gates": [g.to_dict() for g in gate_results],
         "gates_passed": all(g.passed for g in gate_results),
     }
-    per_run = _run_index_metrics(runs, list(config.gates), header.models)
-    _write_run_dirs(out, header, records, per_run)
-    write_json_atomic(out / "aggregate_stats.json", _aggregate_stats(per_run, list(config.gates)))
-    write_json_atomic(out / "summary.json", content)
+    if records is not None:
+        per_run = _run_index_metrics(runs, list(config.gates), header.models)
+        _write_run_dirs(out, header, records, per_run)
+        stats = _aggregate_stats(per_run, list(config.gates))
+        write_json_atomic(out / "aggregate_stats.json", stats)
+        write_json_atomic(out / "summary.json", content)
     return ExperimentSummary(
         directory=out,
         header=header,

@@ -157,9 +157,7 @@ def load_runs(
             "reliability_lab.experiment.load_results"
         )
     if fmt == "table":
-        if agent is not None:
-            raise ValueError("agent: a table names its agents in a column (columns={...})")
-        return from_records(path, **options)
+        return from_records(path, agent=agent, **options)
     if fmt == "tau-bench":  # its files do not name the agent: default to the file name
         return load_tau_bench(path, agent=agent or Path(path).stem, **options)
     if fmt not in _LOADERS:

@@ -76,6 +76,7 @@ def from_records(
     columns: Mapping[str, str] | None = None,
     pass_threshold: float = 1.0,
     list_separator: str | None = None,
+    agent: str | None = None,
     source: str | None = None,
 ) -> pd.DataFrame:
     """Build a validated run table from a table with its own column names.
@@ -92,6 +93,8 @@ def from_records(
     list_separator : str, optional
         Split ``actions`` text at this separator (``"a;b;c"``); default: text must be a
         JSON array.
+    agent : str, optional
+        Agent label for every run, for a table without an agent column.
     source : str, optional
         Name used in error messages; default the file name or ``"records"``.
 
@@ -133,6 +136,10 @@ def from_records(
             f"table; present: {list(table.columns)}"
         )
     table = table.rename(columns={theirs: ours for ours, theirs in mapping.items()})
+    if agent is not None:
+        if "agent" in table.columns:
+            raise ValueError("agent: the table has an agent column already; map it instead")
+        table["agent"] = agent
     for column in ("agent", "task_id", "condition", "variant"):
         if column in table.columns:
             table[column] = table[column].map(lambda v: v if isinstance(v, str) else str(v))
