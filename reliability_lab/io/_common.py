@@ -61,15 +61,24 @@ class MissingExtraError(ImportError, RunTableError):
     """An optional dependency needed to read a format is not installed; says what to install."""
 
 
-def fail(source: str, where: str | None, field: str, message: str) -> LogFormatError:
+def fail(
+    source: str,
+    where: str | None,
+    field: str,
+    message: str,
+    *,
+    error: type[LogFormatError] = LogFormatError,
+) -> LogFormatError:
     """The importers' error: ``<source>: <where>: field '<field>': <message>``.
+
+    ``error`` is the importer's subclass of :class:`LogFormatError`.
 
     Examples
     --------
     >>> str(fail("r.json", "simulation 3", "trial", "expected an int >= 0, got -1"))
     "r.json: simulation 3: field 'trial': expected an int >= 0, got -1"
     """
-    return LogFormatError(f"{source}: {where or 'top level'}: field {field!r}: {message}")
+    return error(f"{source}: {where or 'top level'}: field {field!r}: {message}")
 
 
 def read_json(path: Path, error: type[LogFormatError] = LogFormatError) -> Any:

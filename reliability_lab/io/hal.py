@@ -63,6 +63,7 @@ import math
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +132,9 @@ _TRUE = (True, "true", "True")
 
 class HalFormatError(LogFormatError):
     """A HAL upload is malformed; the message names file, task and field."""
+
+
+_fail = partial(fail, error=HalFormatError)
 
 
 def _upload_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -205,7 +209,7 @@ def _condition(
 def _severity(value: Any, source: str, where: str, field: str) -> str:
     if value in SEVERITY_WEIGHTS:
         return str(value)
-    raise fail(
+    raise _fail(
         source, where, field, f"unknown severity {value!r} (valid: {', '.join(SEVERITY_WEIGHTS)})"
     )
 
@@ -224,7 +228,7 @@ def _findings(
         for i, item in enumerate(items):
             field = f"{key}.violations[{i}]"
             if not isinstance(item, Mapping):
-                raise fail(source, where, field, f"expected an object, got {item!r:.80}")
+                raise _fail(source, where, field, f"expected an object, got {item!r:.80}")
             found.append(
                 {
                     "constraint": str(item.get("constraint") or item.get("constraint_violated")),
@@ -317,7 +321,7 @@ def _task_row(
     reward = unit_number(task.get("reward"), src, where, "reward")
     actions = [a.get("name") for a in task.get("taken_actions") or [] if isinstance(a, Mapping)]
     if not all(isinstance(a, str) and a for a in actions):
-        raise fail(src, where, "taken_actions[*].name", f"expected names, got {actions!r:.80}")
+        raise _fail(src, where, "taken_actions[*].name", f"expected names, got {actions!r:.80}")
     violations, checked = _findings(task, findings, src, where)
     details = _details(task)
     latency = run["latencies"].get(tid)
@@ -360,7 +364,7 @@ def _variation_rows(
     for i, item in enumerate(variations):
         where = f"task {tid!r} variation {i}"
         if not isinstance(item, Mapping):
-            raise fail(run["source_file"], where, "<variation>", "expected an object")
+            raise _fail(run["source_file"], where, "<variation>", "expected an object")
         value = item.get("score", item.get("reward"))
         score = unit_number(value, run["source_file"], where, "score")
         variant = f"{run['variant']}_var{i}" if run["variant"] else f"var{i}"
@@ -379,10 +383,10 @@ def _file_rows(file: Path, findings: Sequence[str]) -> tuple[dict[str, Any], lis
     data = read_json(file, HalFormatError)
     source = str(file)
     if not isinstance(data, Mapping):
-        raise fail(source, None, "<file>", "expected a JSON object")
+        raise _fail(source, None, "<file>", "expected a JSON object")
     evals = data.get("raw_eval_results")
     if not isinstance(evals, Mapping) or not evals:
-        raise fail(source, None, "raw_eval_results", "expected a non-empty object of task results")
+        raise _fail(source, None, "raw_eval_results", "expected a non-empty object of task results")
     results = mapping(data.get("results"))
     run = {
         **_run_identity(data, file),
@@ -398,7 +402,7 @@ def _file_rows(file: Path, findings: Sequence[str]) -> tuple[dict[str, Any], lis
         elif isinstance(task, Mapping):
             rows.append(_task_row(str(tid), task, run, findings))
         else:
-            raise fail(source, f"task {tid!r}", "<task>", "expected an object or a list")
+            raise _fail(source, f"task {tid!r}", "<task>", "expected an object or a list")
     return run, rows
 
 
@@ -501,7 +505,7 @@ def load_hal_metrics(path: str | os.PathLike[str]) -> pd.DataFrame:
     except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
         raise HalFormatError(f"{file}: not a CSV file ({exc})") from None
     if "agent" not in table.columns:
-        raise fail(str(file), None, "agent", f"missing column; present: {list(table.columns)}")
+        raise _fail(str(file), None, "agent", f"missing column; present: {list(table.columns)}")
     keep = [c for c in ("num_tasks", "num_runs", *HAL_METRIC_COLUMNS) if c in table.columns]
     out = table.set_index("agent")[keep].rename(columns=dict(HAL_METRIC_COLUMNS))
     for column in out.columns:
@@ -509,7 +513,7 @@ def load_hal_metrics(path: str | os.PathLike[str]) -> pd.DataFrame:
         bad = values.isna() & out[column].notna()
         if bad.any():
             agent = out.index[bad.to_numpy()][0]
-            raise fail(
+            raise _fail(
                 str(file), f"agent {agent!r}", column, f"not a number: {out[column][bad].iloc[0]!r}"
             )
         out[column] = values

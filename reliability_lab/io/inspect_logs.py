@@ -45,6 +45,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -71,6 +72,9 @@ SuccessRule = float | Callable[[Any], bool]
 
 class InspectLogError(LogFormatError):
     """An inspect_ai log cannot be imported; the message names file, sample and field."""
+
+
+_fail = partial(fail, error=InspectLogError)
 
 
 def _inspect_log_module() -> Any:
@@ -110,10 +114,10 @@ def _scorer_name(log: EvalLog, scorer: str | None, source: str) -> str:
         names.extend(n for n in (sample.scores or {}) if n not in names)
     if scorer is not None:
         if scorer not in names and names:
-            raise fail(source, None, "scores", f"no scorer {scorer!r}; the log has {names}")
+            raise _fail(source, None, "scores", f"no scorer {scorer!r}; the log has {names}")
         return scorer
     if len(names) > 1:
-        raise fail(source, None, "scores", f"several scorers {names}; choose one with scorer=...")
+        raise _fail(source, None, "scores", f"several scorers {names}; choose one with scorer=...")
     return names[0] if names else ""
 
 
@@ -124,7 +128,7 @@ def _value_to_float(value: Any, source: str, where: str, field: str) -> float:
         isinstance(value, str) and _is_known_string(value)
     )
     if not convertible:
-        raise fail(
+        raise _fail(
             source,
             where,
             field,
@@ -133,7 +137,7 @@ def _value_to_float(value: Any, source: str, where: str, field: str) -> float:
         )
     number = float(value_to_float()(value))
     if not math.isfinite(number):
-        raise fail(source, where, field, f"score value {value!r} is not finite")
+        raise _fail(source, where, field, f"score value {value!r} is not finite")
     return number
 
 
@@ -157,7 +161,7 @@ def _outcome(
         return {"success": False, "score": math.nan, "score_value": None, "error": error}
     field = f"scores.{scorer}.value" if scorer else "scores"
     if score is None:
-        raise fail(source, where, field, "the sample has no score and no error")
+        raise _fail(source, where, field, "the sample has no score and no error")
     value = score.value
     if callable(success):
         number = (

@@ -51,6 +51,7 @@ import operator
 import os
 import re
 from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,9 @@ class LettaEvalsFormatError(LogFormatError):
     """A letta-evals results directory is malformed; the message names file, line and field."""
 
 
+_fail = partial(fail, error=LettaEvalsFormatError)
+
+
 def _run_dirs(path: Path) -> list[tuple[int, Path]]:
     if not path.exists():
         raise missing(path)
@@ -108,7 +112,7 @@ def _run_dirs(path: Path) -> list[tuple[int, Path]]:
 def _compare(op: Any, source: str, field: str) -> Callable[[float, float], bool]:
     if op in _OPS:
         return _OPS[op]
-    raise fail(source, "header.json", field, f"unknown op {op!r} (valid: {', '.join(_OPS)})")
+    raise _fail(source, "header.json", field, f"unknown op {op!r} (valid: {', '.join(_OPS)})")
 
 
 def _threshold(value: Any, source: str, field: str) -> float:
@@ -116,7 +120,7 @@ def _threshold(value: Any, source: str, field: str) -> float:
         return 1.0
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
-    raise fail(source, "header.json", field, f"expected a number, got {value!r}")
+    raise _fail(source, "header.json", field, f"expected a number, got {value!r}")
 
 
 def _condition_rule(cond: Mapping[str, Any], source: str, field: str) -> PassRule:
@@ -126,10 +130,10 @@ def _condition_rule(cond: Mapping[str, Any], source: str, field: str) -> PassRul
             for i, c in enumerate(cond.get("conditions") or [])
         ]
         if not rules:
-            raise fail(source, "header.json", f"{field}.conditions", "empty list")
+            raise _fail(source, "header.json", f"{field}.conditions", "empty list")
         combine = {"and": all, "or": any}.get(cond.get("operator", ""))
         if combine is None:
-            raise fail(source, "header.json", f"{field}.operator", "expected 'and' or 'or'")
+            raise _fail(source, "header.json", f"{field}.operator", "expected 'and' or 'or'")
         return lambda grades, score: combine(rule(grades, score) for rule in rules)
     key = str(cond.get("metric_key"))
     threshold = _threshold(cond.get("pass_threshold"), source, f"{field}.pass_threshold")
@@ -144,10 +148,10 @@ def _gate_rule(gate: Any, source: str) -> tuple[PassRule, Callable[[Mapping[str,
     if kind == "weighted_average":
         weights = gate.get("weights")
         if not isinstance(weights, Mapping) or not weights:
-            raise fail(source, "header.json", "config.gate.weights", f"got {weights!r}")
+            raise _fail(source, "header.json", "config.gate.weights", f"got {weights!r}")
         total = float(sum(weights.values()))
         if total <= 0:
-            raise fail(source, "header.json", "config.gate.weights", "must sum to > 0")
+            raise _fail(source, "header.json", "config.gate.weights", "must sum to > 0")
         return (lambda grades, score: score >= 1.0), (
             lambda grades: sum(w / total * grades.get(k, 0.0) for k, w in weights.items())
         )
@@ -195,7 +199,7 @@ def _actions(trajectory: Any, source: str, where: str) -> list[str]:
     if trajectory is None:
         return []
     if not isinstance(trajectory, list):
-        raise fail(source, where, "trajectory", "expected a list of turns")
+        raise _fail(source, where, "trajectory", "expected a list of turns")
     actions: list[str] = []
     for t, turn in enumerate(trajectory):
         for m, message in enumerate(turn if isinstance(turn, list) else [turn]):
@@ -207,7 +211,7 @@ def _actions(trajectory: Any, source: str, where: str) -> list[str]:
             for call in calls:
                 name = call.get("name") if isinstance(call, Mapping) else None
                 if not isinstance(name, str) or not name:
-                    raise fail(source, where, f"trajectory[{t}][{m}].tool_call.name", "missing")
+                    raise _fail(source, where, f"trajectory[{t}][{m}].tool_call.name", "missing")
                 actions.append(name)
     return actions
 
@@ -229,7 +233,7 @@ def _sample_id(result: Mapping[str, Any], source: str, where: str) -> str:
     sample_id = sample.get("id") if isinstance(sample, Mapping) else result.get("sample_id")
     if is_int(sample_id) or (isinstance(sample_id, str) and sample_id):
         return str(sample_id)
-    raise fail(source, where, "sample.id", f"expected an int or non-empty str, got {sample_id!r}")
+    raise _fail(source, where, "sample.id", f"expected an int or non-empty str, got {sample_id!r}")
 
 
 def _row(result: Any, ctx: _RunContext, number: int) -> dict[str, Any]:
@@ -237,7 +241,7 @@ def _row(result: Any, ctx: _RunContext, number: int) -> dict[str, Any]:
     if isinstance(result, Mapping) and result.get("type") == "result":
         result = result.get("result")
     if not isinstance(result, Mapping):
-        raise fail(ctx.source, where, "<line>", "expected a sample result object")
+        raise _fail(ctx.source, where, "<line>", "expected a sample result object")
     grades = _grades(result, ctx.source, where)
     score = ctx.score_of(grades)
     error, category = _error(result)
@@ -246,7 +250,7 @@ def _row(result: Any, ctx: _RunContext, number: int) -> dict[str, Any]:
     else:
         passed = ctx.passes(grades, score)
     if not grades and error is None:
-        raise fail(ctx.source, where, "grade.score", "no grade and no error")
+        raise _fail(ctx.source, where, "grade.score", "no grade and no error")
     model = result.get("model_name") or result.get("model_handle")
     actions = _actions(result.get("trajectory"), ctx.source, where)
     return {

@@ -52,6 +52,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,9 @@ class Tau2FormatError(LogFormatError):
     """A τ²-bench results file is malformed; the message names file, simulation and field."""
 
 
+_fail = partial(fail, error=Tau2FormatError)
+
+
 def _where(index: int, sim: Mapping[str, Any]) -> str:
     sim_id = sim.get("id")
     return f"simulation {index}" + (f" (id {sim_id!r})" if isinstance(sim_id, str) else "")
@@ -123,13 +127,13 @@ def _messages(sim: Mapping[str, Any], source: str, where: str) -> dict[str, Any]
     if messages is None:
         messages = []
     if not isinstance(messages, list):
-        raise fail(source, where, "messages", f"expected a list, got {type(messages).__name__}")
+        raise _fail(source, where, "messages", f"expected a list, got {type(messages).__name__}")
     actions: list[str] = []
     calls = errors = prompt = completion = 0
     latencies: list[float] = []
     for pos, message in enumerate(messages):
         if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
-            raise fail(source, where, f"messages[{pos}].role", "expected a message with a role")
+            raise _fail(source, where, f"messages[{pos}].role", "expected a message with a role")
         if message["role"] == "tool":
             errors += _tool_errors(message)
         if message["role"] != "assistant":
@@ -138,7 +142,7 @@ def _messages(sim: Mapping[str, Any], source: str, where: str) -> dict[str, Any]
         for j, call in enumerate(message.get("tool_calls") or []):
             name = call.get("name") if isinstance(call, Mapping) else None
             if not isinstance(name, str) or not name:
-                raise fail(
+                raise _fail(
                     source, where, f"messages[{pos}].tool_calls[{j}].name", f"got {call!r:.80}"
                 )
             actions.append(name)
@@ -163,7 +167,7 @@ def _messages(sim: Mapping[str, Any], source: str, where: str) -> dict[str, Any]
 def _outcome(sim: Mapping[str, Any], source: str, where: str) -> dict[str, Any]:
     reason = sim.get("termination_reason")
     if reason not in TERMINATION_REASONS:
-        raise fail(
+        raise _fail(
             source,
             where,
             "termination_reason",
@@ -176,7 +180,7 @@ def _outcome(sim: Mapping[str, Any], source: str, where: str) -> dict[str, Any]:
         return {"success": False, "score": math.nan, "error": infra}
     reward = _get(sim, "reward_info", "reward")
     if reward is None:
-        raise fail(
+        raise _fail(
             source,
             where,
             "reward_info.reward",
@@ -194,16 +198,16 @@ def _trial(sim: Mapping[str, Any], source: str, where: str) -> int | None:
     trial = sim.get("trial")
     if trial is None or (is_int(trial) and trial >= 0):
         return trial
-    raise fail(source, where, "trial", f"expected an int >= 0 or null, got {trial!r}")
+    raise _fail(source, where, "trial", f"expected an int >= 0 or null, got {trial!r}")
 
 
 def _row(sim: Any, index: int, source: str, agent: str) -> dict[str, Any]:
     if not isinstance(sim, Mapping):
-        raise fail(source, f"simulation {index}", "<simulation>", "expected an object")
+        raise _fail(source, f"simulation {index}", "<simulation>", "expected an object")
     where = _where(index, sim)
     task_id = sim.get("task_id")
     if not (is_int(task_id) or (isinstance(task_id, str) and task_id)):
-        raise fail(source, where, "task_id", f"expected a non-empty str or int, got {task_id!r}")
+        raise _fail(source, where, "task_id", f"expected a non-empty str or int, got {task_id!r}")
     return {
         "agent": agent,
         "task_id": str(task_id),
@@ -229,7 +233,7 @@ def _number_missing_trials(rows: list[dict[str, Any]], source: str) -> None:
     for task, group in by_task.items():
         missing = [r for r in group if r["run"] is None]
         if missing and len(missing) != len(group):
-            raise fail(
+            raise _fail(
                 source,
                 f"task {task!r}",
                 "trial",
@@ -246,13 +250,13 @@ def _read(path: Path) -> tuple[Mapping[str, Any], list[Any], str]:
     data = read_json(meta_path, Tau2FormatError)
     source = str(meta_path)
     if not isinstance(data, Mapping):
-        raise fail(source, None, "<file>", f"expected a Results object, got {type(data).__name__}")
+        raise _fail(source, None, "<file>", f"expected a Results object, got {type(data).__name__}")
     sims = data.get("simulations")
     if not sims and sims_dir.is_dir():
         sims = [read_json(p, Tau2FormatError) for p in sorted(sims_dir.glob("*.json"))]
         source = f"{meta_path} (+ {sims_dir.name}/)"
     if not isinstance(sims, list):
-        raise fail(source, None, "simulations", f"expected a list, got {type(sims).__name__}")
+        raise _fail(source, None, "simulations", f"expected a list, got {type(sims).__name__}")
     return data, sims, source
 
 
@@ -286,7 +290,7 @@ def load_tau2_bench(path: str | os.PathLike[str], *, agent: str | None = None) -
     agent_info = _get(data, "info", "agent_info")
     label: Any = agent or _get(agent_info, "llm") or _get(agent_info, "implementation")
     if not isinstance(label, str) or not label:
-        raise fail(
+        raise _fail(
             source,
             None,
             "info.agent_info.llm",

@@ -64,9 +64,9 @@ class TauBenchFormatError(LogFormatError):
     """A τ-bench results file is malformed; the message names file, record and field."""
 
 
-def _fail(source: str, index: int | None, field: str, message: str) -> TauBenchFormatError:
+def _fail(source: str, index: int | None, field: str, message: str) -> LogFormatError:
     where = f"record {index}" if index is not None else None
-    return TauBenchFormatError(str(fail(source, where, field, message)))
+    return fail(source, where, field, message, error=TauBenchFormatError)
 
 
 def _read_json(path: Path) -> Any:
