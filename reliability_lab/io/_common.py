@@ -112,16 +112,30 @@ def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def unit_number(value: Any, source: str, where: str, field: str) -> float:
+def unit_number(
+    value: Any,
+    source: str,
+    where: str,
+    field: str,
+    *,
+    error: type[LogFormatError] = LogFormatError,
+) -> float:
     """``value`` as a float in [0, 1]; anything else raises :class:`LogFormatError`."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         number = float(value)
         if math.isfinite(number) and 0.0 <= number <= 1.0:
             return number
-    raise fail(source, where, field, f"expected a number in [0, 1], got {value!r}")
+    raise fail(source, where, field, f"expected a number in [0, 1], got {value!r}", error=error)
 
 
-def optional_number(value: Any, source: str, where: str, field: str) -> float:
+def optional_number(
+    value: Any,
+    source: str,
+    where: str,
+    field: str,
+    *,
+    error: type[LogFormatError] = LogFormatError,
+) -> float:
     """A finite number >= 0, or NaN when ``value`` is None (not recorded)."""
     if value is None:
         return math.nan
@@ -129,7 +143,8 @@ def optional_number(value: Any, source: str, where: str, field: str) -> float:
         number = float(value)
         if math.isfinite(number) and number >= 0:
             return number
-    raise fail(source, where, field, f"expected a number >= 0 or null, got {value!r}")
+    message = f"expected a number >= 0 or null, got {value!r}"
+    raise fail(source, where, field, message, error=error)
 
 
 def missing(path: Path) -> FileNotFoundError:

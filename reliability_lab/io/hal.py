@@ -135,6 +135,8 @@ class HalFormatError(LogFormatError):
 
 
 _fail = partial(fail, error=HalFormatError)
+_unit = partial(unit_number, error=HalFormatError)
+_number = partial(optional_number, error=HalFormatError)
 
 
 def _upload_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -249,7 +251,7 @@ def _confidence(task: Mapping[str, Any], source: str, where: str) -> dict[str, A
     details = mapping(task.get("confidence_details"))
     if value is None:
         return {"confidence": math.nan, "confidence_source": "none", "hal_confidence": math.nan}
-    number = unit_number(value, source, where, "confidence")
+    number = _unit(value, source, where, "confidence")
     answer = details.get("model_response")
     unparsed = isinstance(answer, str) and not re.search(r"\d", answer)
     fallback = details.get("fallback") is True or unparsed
@@ -310,7 +312,7 @@ def _cost(
         ("results.costs", costs.get(tid)),
     ):
         if value is not None:
-            return optional_number(value, src, where, field)
+            return _number(value, src, where, field)
     return math.nan
 
 
@@ -318,7 +320,7 @@ def _task_row(
     tid: str, task: Mapping[str, Any], run: Mapping[str, Any], findings: Sequence[str]
 ) -> dict[str, Any]:
     src, where = run["source_file"], f"task {tid!r}"
-    reward = unit_number(task.get("reward"), src, where, "reward")
+    reward = _unit(task.get("reward"), src, where, "reward")
     actions = [a.get("name") for a in task.get("taken_actions") or [] if isinstance(a, Mapping)]
     if not all(isinstance(a, str) and a for a in actions):
         raise _fail(src, where, "taken_actions[*].name", f"expected names, got {actions!r:.80}")
@@ -337,9 +339,9 @@ def _task_row(
         "confidence_details": details,
         "actions": actions,
         "num_actions": float(len(actions)),
-        "num_errors": optional_number(num_errors, src, where, "confidence_details.num_errors"),
+        "num_errors": _number(num_errors, src, where, "confidence_details.num_errors"),
         "cost_usd": _cost(task, run["costs"], tid, src, where),
-        "wall_time_s": optional_number(
+        "wall_time_s": _number(
             latency.get("total_time") if isinstance(latency, Mapping) else None,
             src,
             where,
@@ -366,7 +368,7 @@ def _variation_rows(
         if not isinstance(item, Mapping):
             raise _fail(run["source_file"], where, "<variation>", "expected an object")
         value = item.get("score", item.get("reward"))
-        score = unit_number(value, run["source_file"], where, "score")
+        score = _unit(value, run["source_file"], where, "score")
         variant = f"{run['variant']}_var{i}" if run["variant"] else f"var{i}"
         rows.append(
             {

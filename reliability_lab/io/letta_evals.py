@@ -90,6 +90,8 @@ class LettaEvalsFormatError(LogFormatError):
 
 
 _fail = partial(fail, error=LettaEvalsFormatError)
+_unit = partial(unit_number, error=LettaEvalsFormatError)
+_number = partial(optional_number, error=LettaEvalsFormatError)
 
 
 def _run_dirs(path: Path) -> list[tuple[int, Path]]:
@@ -184,12 +186,12 @@ def _grades(result: Mapping[str, Any], source: str, where: str) -> dict[str, flo
     grades: dict[str, float] = {}
     single = result.get("grade")
     if isinstance(single, Mapping) and "score" in single:
-        grades[""] = unit_number(single["score"], source, where, "grade.score")
+        grades[""] = _unit(single["score"], source, where, "grade.score")
     multi = result.get("grades")
     if isinstance(multi, Mapping):
         for key, grade in multi.items():
             if isinstance(grade, Mapping) and "score" in grade:
-                grades[key] = unit_number(grade["score"], source, where, f"grades.{key}.score")
+                grades[key] = _unit(grade["score"], source, where, f"grades.{key}.score")
         if "" not in grades and multi:
             grades[""] = grades[next(iter(multi))]
     return grades
@@ -265,13 +267,11 @@ def _row(result: Any, ctx: _RunContext, number: int) -> dict[str, Any]:
         "confidence_source": "none",
         "actions": actions,
         "num_actions": float(len(actions)),
-        "cost_usd": optional_number(result.get("cost"), ctx.source, where, "cost"),
-        "wall_time_s": optional_number(result.get("total_time"), ctx.source, where, "total_time"),
+        "cost_usd": _number(result.get("cost"), ctx.source, where, "cost"),
+        "wall_time_s": _number(result.get("total_time"), ctx.source, where, "total_time"),
         "error": error,
-        "prompt_tokens": optional_number(
-            result.get("prompt_tokens"), ctx.source, where, "prompt_tokens"
-        ),
-        "completion_tokens": optional_number(
+        "prompt_tokens": _number(result.get("prompt_tokens"), ctx.source, where, "prompt_tokens"),
+        "completion_tokens": _number(
             result.get("completion_tokens"), ctx.source, where, "completion_tokens"
         ),
         "agent_id": result.get("agent_id"),

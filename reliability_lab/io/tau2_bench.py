@@ -96,6 +96,8 @@ class Tau2FormatError(LogFormatError):
 
 
 _fail = partial(fail, error=Tau2FormatError)
+_unit = partial(unit_number, error=Tau2FormatError)
+_number = partial(optional_number, error=Tau2FormatError)
 
 
 def _where(index: int, sim: Mapping[str, Any]) -> str:
@@ -187,7 +189,7 @@ def _outcome(sim: Mapping[str, Any], source: str, where: str) -> dict[str, Any]:
             f"missing for a simulation that ended with {reason!r} (only infrastructure "
             "errors have no reward)",
         )
-    score = unit_number(reward, source, where, "reward_info.reward")
+    score = _unit(reward, source, where, "reward_info.reward")
     error: str | None = None
     if reason not in _NORMAL_END:
         error = f"τ²-bench termination_reason {reason}"
@@ -218,8 +220,8 @@ def _row(sim: Any, index: int, source: str, agent: str) -> dict[str, Any]:
         "confidence": math.nan,
         "confidence_source": "none",
         **_messages(sim, source, where),
-        "cost_usd": optional_number(sim.get("agent_cost"), source, where, "agent_cost"),
-        "wall_time_s": optional_number(sim.get("duration"), source, where, "duration"),
+        "cost_usd": _number(sim.get("agent_cost"), source, where, "agent_cost"),
+        "wall_time_s": _number(sim.get("duration"), source, where, "duration"),
         "termination_reason": sim.get("termination_reason"),
         "simulation_id": sim.get("id"),
         "seed": sim.get("seed"),
