@@ -15,7 +15,7 @@ Which run a file is: the condition comes from ``agent_args`` (``enable_fault_inj
 ``<benchmark>_<agent>_<condition words>_<unix time>``; the agent is the part before the
 condition words, the variant is the fault rate (``50pct``), the structural strength or the
 prompt strength and variation (``strong_var2``). Runs of one agent, condition and variant are
-numbered 0, 1, … by their ``rep<k>`` marker, then by run id. A ``struct_baseline`` run is a
+numbered 0, 1, … by their ``rep<k>`` marker, then (runs without one) by run id. A ``struct_baseline`` run is a
 baseline run (HAL's own loader counts it as structural).
 
 Mapping to the run table, one row per task of a run:
@@ -376,6 +376,8 @@ def _variation_rows(
                 "variant": variant,
                 "success": abs(score - 1.0) <= SUCCESS_TOLERANCE,
                 "score": score,
+                "confidence": math.nan,
+                "confidence_source": "none",
             }
         )
     return rows
@@ -450,7 +452,7 @@ def load_hal_results(
     for run, _ in runs:
         groups.setdefault((run["hal_agent"], run["condition"], run["variant"]), []).append(run)
     for group in groups.values():
-        group.sort(key=lambda r: (r["rep"] if r["rep"] is not None else 0, r["hal_run_id"]))
+        group.sort(key=lambda r: (r["rep"] is None, r["rep"] or 0, r["hal_run_id"]))
         for index, run in enumerate(group):
             run["run"] = index
     rows = []
