@@ -1,0 +1,129 @@
+"""``reliability-lab report PATH`` on other harnesses' logs: summary, gates, --output, errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reliability_lab.cli import main
+from reliability_lab.experiment import load_results
+from reliability_lab.io import load_tau2_bench
+from tests.io.test_tau2_bench import _results
+
+
+@pytest.fixture
+def tau2(tmp_path: Path) -> Path:
+    return _results(tmp_path, "tau2.json")
+
+
+def test_report_prints_the_summary(tau2: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", str(tau2), "--n-boot", "20", "--gate", "accuracy >= 0.5"]) == 0
+    out = capsys.readouterr().out
+    assert f"Results: tau2.json  ({tau2})" in out
+    assert "Total runs: 16  Attempted: 15  Infrastructure errors: 1" in out
+    assert "K: 4" in out and "claude-3-7-sonnet" in out
+    assert "Gate (accuracy >= 0.5) [claude-3-7-sonnet]: PASSED" in out
+    assert out.rstrip().endswith("✓ PASSED")
+
+
+def test_failing_and_undefined_gates(tau2: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["report", str(tau2), "--n-boot", "10", "--gate", "accuracy >= 0.99"]
+    assert main([*args, "--quiet"]) == 1
+    assert capsys.readouterr().out == "✗ FAILED\n"
+    assert main(["report", str(tau2), "--n-boot", "10", "--gate", "P_brier >= 0.5"]) == 1
+    assert "P_brier is undefined (NaN)" in capsys.readouterr().out  # τ²-bench has no confidences
+
+
+def test_output_is_a_results_directory(
+    tau2: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "summary"
+    assert main(["report", str(tau2), "--n-boot", "10", "--output", str(out)]) == 0
+    first = capsys.readouterr().out
+    for name in ("header.json", "results.jsonl", "summary.json", "aggregate_stats.json"):
+        assert (out / name).exists(), name
+    assert sorted(p.name for p in out.glob("run_*")) == ["run_1", "run_2", "run_3", "run_4"]
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["config"]["imported_from"] == {"format": "tau2-bench", "path": str(tau2)}
+    # read back: the run table and the printed summary are the same
+    imported = load_tau2_bench(tau2).sort_values(["task_id", "run"]).reset_index(drop=True)
+    again = load_results(out).sort_values(["task_id", "run"]).reset_index(drop=True)
+    columns = ["agent", "task_id", "run", "success", "score", "actions", "cost_usd", "error"]
+    assert again[columns].equals(imported[columns])
+    assert main(["report", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines()[1:] == first.splitlines()[1:]
+    # writing again over an imported directory is fine
+    assert main(["report", str(tau2), "--n-boot", "10", "--output", str(out), "--quiet"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--gate", "R >>= 1"], "cannot parse gate 'R >>= 1'"),
+        (["--gate", "speed >= 1"], "unknown metric 'speed'"),
+        (["--profile", "nope"], "unknown metric profile 'nope'"),
+        (["--scorer", "match"], "--scorer applies to inspect logs, not to 'tau2-bench'"),
+    ],
+)
+def test_bad_options_exit_2(
+    tau2: Path, args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", str(tau2), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_bad_inputs_exit_2_naming_file_record_and_field(
+    tau2: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(tau2.read_text(encoding="utf-8"))
+    data["simulations"][3]["termination_reason"] = "bored"
+    tau2.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["report", str(tau2)]) == 2
+    err = capsys.readouterr().err
+    assert f"{tau2}: simulation 3 (id 'sim-0-3'): field 'termination_reason'" in err
+    assert "Traceback" not in err
+    odd = tmp_path / "odd.json"
+    odd.write_text('{"x": 1}', encoding="utf-8")
+    assert main(["report", str(odd)]) == 2
+    assert "cannot tell which harness wrote this; name the format with --format" in (
+        capsys.readouterr().err
+    )
+    assert main(["report", str(odd), "--format", "tau2-bench"]) == 2
+    assert "odd.json" in capsys.readouterr().err
+    assert main(["report", str(tmp_path / "missing.json")]) == 2
+    assert "missing.json: file not found" in capsys.readouterr().err
+
+
+def test_results_directories_keep_their_own_settings(
+    tau2: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "imported"
+    assert main(["report", str(tau2), "--n-boot", "5", "--output", str(out), "--quiet"]) == 0
+    assert main(["report", str(out), "--gate", "R >= 0.1"]) == 2
+    assert "--gate apply to imported logs" in capsys.readouterr().err
+    experiment = tmp_path / "experiment"
+    experiment.mkdir()
+    (experiment / "header.json").write_text('{"config": {"name": "x"}}', encoding="utf-8")
+    assert main(["report", str(tau2), "--output", str(experiment)]) == 2
+    assert "refusing to overwrite" in capsys.readouterr().err
+
+
+def test_command_line_in_a_fresh_process_without_litellm(tau2: Path) -> None:
+    probe = (
+        "import sys\n"
+        "from reliability_lab.cli import main\n"
+        f"code = main(['report', {str(tau2)!r}, '--n-boot', '10'])\n"
+        "print('litellm loaded:', any(m.split('.')[0] == 'litellm' for m in sys.modules))\n"
+        "sys.exit(code)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "✓ PASSED" in done.stdout
+    assert "litellm loaded: False" in done.stdout
