@@ -6,8 +6,8 @@ columns that :func:`from_records` renames to the run table's (``columns={"task_i
 name when present; every other column is kept as an extra column.
 
 Conversions, all explicit: ``agent`` and ``task_id`` become strings (CSV readers turn ids
-into numbers); a missing ``success`` is ``score >= pass_threshold`` (default 1.0, as in
-docs/methodology.md); ``actions`` and ``violations`` given as text are parsed as JSON arrays,
+into numbers); a missing ``success`` is ``score >= pass_threshold`` (default 1.0: only full credit
+passes); ``actions`` and ``violations`` given as text are parsed as JSON arrays,
 or ``actions`` split at ``list_separator``. Whatever cannot be converted is an error naming
 the row and column.
 """
@@ -101,7 +101,7 @@ def from_records(
     Returns
     -------
     DataFrame
-        The run table (docs/methodology.md, 'The run table'), extra columns kept.
+        The run table (docs/methodology.md, 'The data every metric reads'), extras kept.
 
     Raises
     ------

@@ -1,4 +1,4 @@
-"""Import τ-bench results files into the run table (SPEC §1).
+"""Import τ-bench results files into the run table (docs/importers.md).
 
 τ-bench (sierra-research/tau-bench) writes one JSON file per run of its harness: a list of
 records, one per (task, trial), each with ``task_id``, ``trial``, ``reward``, ``info`` and
