@@ -15,8 +15,8 @@ Which run a file is: the condition comes from ``agent_args`` (``enable_fault_inj
 ``<benchmark>_<agent>_<condition words>_<unix time>``; the agent is the part before the
 condition words, the variant is the fault rate (``50pct``), the structural strength or the
 prompt strength and variation (``strong_var2``). Runs of one agent, condition and variant are
-numbered 0, 1, … by their ``rep<k>`` marker, then (runs without one) by run id. A ``struct_baseline`` run is a
-baseline run (HAL's own loader counts it as structural).
+numbered 0, 1, … by their ``rep<k>`` marker, then (runs without one) by run id. A
+``struct_baseline`` run is a baseline run (HAL's own loader counts it as structural).
 
 Mapping to the run table, one row per task of a run:
 
