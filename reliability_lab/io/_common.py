@@ -112,6 +112,13 @@ def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _real(value: Any) -> float | None:
+    """``value`` as a float when it is a finite int or float (not a bool), else None."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
 def unit_number(
     value: Any,
     source: str,
@@ -121,10 +128,9 @@ def unit_number(
     error: type[LogFormatError] = LogFormatError,
 ) -> float:
     """``value`` as a float in [0, 1]; anything else raises :class:`LogFormatError`."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        number = float(value)
-        if math.isfinite(number) and 0.0 <= number <= 1.0:
-            return number
+    number = _real(value)
+    if number is not None and 0.0 <= number <= 1.0:
+        return number
     raise fail(source, where, field, f"expected a number in [0, 1], got {value!r}", error=error)
 
 
@@ -139,10 +145,9 @@ def optional_number(
     """A finite number >= 0, or NaN when ``value`` is None (not recorded)."""
     if value is None:
         return math.nan
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        number = float(value)
-        if math.isfinite(number) and number >= 0:
-            return number
+    number = _real(value)
+    if number is not None and number >= 0:
+        return number
     message = f"expected a number >= 0 or null, got {value!r}"
     raise fail(source, where, field, message, error=error)
 

@@ -65,7 +65,7 @@ def test_output_is_a_results_directory(
     [
         (["--gate", "R >>= 1"], "cannot parse gate 'R >>= 1'"),
         (["--gate", "speed >= 1"], "unknown metric 'speed'"),
-        (["--profile", "nope"], "unknown metric profile 'nope'"),
+        (["--profile", "nope"], "profile='nope' is not valid; choose one of"),
         (["--scorer", "match"], "--scorer applies to inspect logs, not to 'tau2-bench'"),
     ],
 )
