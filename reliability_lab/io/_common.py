@@ -32,6 +32,7 @@ __all__ = [
     "missing",
     "optional_number",
     "read_json",
+    "token_count",
     "unit_number",
 ]
 
@@ -150,6 +151,19 @@ def optional_number(
         return number
     message = f"expected a number >= 0 or null, got {value!r}"
     raise fail(source, where, field, message, error=error)
+
+
+def token_count(
+    value: Any,
+    source: str,
+    where: str,
+    field: str,
+    *,
+    error: type[LogFormatError] = LogFormatError,
+) -> float:
+    """A token count to add up: a number >= 0, where null (not reported) adds 0."""
+    number = optional_number(value, source, where, field, error=error)
+    return 0.0 if math.isnan(number) else number
 
 
 def missing(path: Path) -> FileNotFoundError:

@@ -81,6 +81,7 @@ from reliability_lab.io._common import (
     missing,
     optional_number,
     read_json,
+    token_count,
     unit_number,
 )
 from reliability_lab.runs import SEVERITY_WEIGHTS
@@ -137,6 +138,7 @@ class HalFormatError(LogFormatError):
 _fail = partial(fail, error=HalFormatError)
 _unit = partial(unit_number, error=HalFormatError)
 _number = partial(optional_number, error=HalFormatError)
+_tokens = partial(token_count, error=HalFormatError)
 
 
 def _upload_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -231,9 +233,12 @@ def _findings(
             field = f"{key}.violations[{i}]"
             if not isinstance(item, Mapping):
                 raise _fail(source, where, field, f"expected an object, got {item!r:.80}")
+            constraint = item.get("constraint") or item.get("constraint_violated")
+            if not isinstance(constraint, str) or not constraint:
+                raise _fail(source, where, f"{field}.constraint", f"missing in {item!r:.80}")
             found.append(
                 {
-                    "constraint": str(item.get("constraint") or item.get("constraint_violated")),
+                    "constraint": constraint,
                     "severity": _severity(item.get("severity"), source, where, f"{field}.severity"),
                     "evidence": str(
                         item.get("evidence") or item.get("violation_description") or ""
@@ -270,10 +275,10 @@ def _details(task: Mapping[str, Any]) -> dict[str, Any] | None:
     return {k: details[k] for k in keys if k in details}
 
 
-def _calls(logging: Any) -> dict[str, dict[str, float]]:
+def _calls(logging: Any, source: str) -> dict[str, dict[str, float]]:
     """Per task: model calls with usage, their tokens and mean latency."""
     out: dict[str, dict[str, Any]] = {}
-    for entry in logging if isinstance(logging, list) else []:
+    for i, entry in enumerate(logging if isinstance(logging, list) else []):
         if not isinstance(entry, Mapping) or entry.get("weave_task_id") is None:
             continue
         summary = mapping(entry.get("summary"))
@@ -284,10 +289,16 @@ def _calls(logging: Any) -> dict[str, dict[str, float]]:
             str(entry["weave_task_id"]), {"calls": 0, "prompt": 0, "completion": 0, "lat": []}
         )
         task["calls"] += 1
-        for per_model in usage.values():
-            if isinstance(per_model, Mapping):
-                task["prompt"] += per_model.get("prompt_tokens") or 0
-                task["completion"] += per_model.get("completion_tokens") or 0
+        where = f"raw_logging_results[{i}]"
+        for model, per_model in usage.items():
+            field = f"summary.usage.{model}"
+            per_model = mapping(per_model)
+            task["prompt"] += _tokens(
+                per_model.get("prompt_tokens"), source, where, f"{field}.prompt_tokens"
+            )
+            task["completion"] += _tokens(
+                per_model.get("completion_tokens"), source, where, f"{field}.completion_tokens"
+            )
         latency = mapping(summary.get("weave")).get("latency_ms")
         if isinstance(latency, int | float):
             task["lat"].append(latency / 1000.0)
@@ -397,7 +408,7 @@ def _file_rows(file: Path, findings: Sequence[str]) -> tuple[dict[str, Any], lis
         "source_file": source,
         "costs": mapping(results.get("costs")),
         "latencies": (mapping(results.get("latencies"))),
-        "calls": _calls(data.get("raw_logging_results")),
+        "calls": _calls(data.get("raw_logging_results"), source),
     }
     rows: list[dict[str, Any]] = []
     for tid, task in evals.items():

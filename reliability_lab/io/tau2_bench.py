@@ -65,8 +65,10 @@ from reliability_lab.io._common import (
     finish_table,
     infrastructure,
     is_int,
+    mapping,
     optional_number,
     read_json,
+    token_count,
     unit_number,
 )
 
@@ -98,6 +100,7 @@ class Tau2FormatError(LogFormatError):
 _fail = partial(fail, error=Tau2FormatError)
 _unit = partial(unit_number, error=Tau2FormatError)
 _number = partial(optional_number, error=Tau2FormatError)
+_tokens = partial(token_count, error=Tau2FormatError)
 
 
 def _where(index: int, sim: Mapping[str, Any]) -> str:
@@ -131,7 +134,8 @@ def _messages(sim: Mapping[str, Any], source: str, where: str) -> dict[str, Any]
     if not isinstance(messages, list):
         raise _fail(source, where, "messages", f"expected a list, got {type(messages).__name__}")
     actions: list[str] = []
-    calls = errors = prompt = completion = 0
+    calls = errors = 0
+    prompt = completion = 0.0
     latencies: list[float] = []
     for pos, message in enumerate(messages):
         if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
@@ -148,10 +152,12 @@ def _messages(sim: Mapping[str, Any], source: str, where: str) -> dict[str, Any]
                     source, where, f"messages[{pos}].tool_calls[{j}].name", f"got {call!r:.80}"
                 )
             actions.append(name)
-        usage = message.get("usage")
-        if isinstance(usage, Mapping):
-            prompt += int(usage.get("prompt_tokens") or 0)
-            completion += int(usage.get("completion_tokens") or 0)
+        usage = mapping(message.get("usage"))
+        field = f"messages[{pos}].usage"
+        prompt += _tokens(usage.get("prompt_tokens"), source, where, f"{field}.prompt_tokens")
+        completion += _tokens(
+            usage.get("completion_tokens"), source, where, f"{field}.completion_tokens"
+        )
         seconds = message.get("generation_time_seconds")
         if isinstance(seconds, int | float) and not isinstance(seconds, bool):
             latencies.append(float(seconds))
@@ -161,8 +167,8 @@ def _messages(sim: Mapping[str, Any], source: str, where: str) -> dict[str, Any]
         "api_calls": float(calls),
         "num_errors": float(errors),
         "call_latency_s": sum(latencies) / len(latencies) if latencies else math.nan,
-        "prompt_tokens": float(prompt) if calls else math.nan,
-        "completion_tokens": float(completion) if calls else math.nan,
+        "prompt_tokens": prompt if calls else math.nan,
+        "completion_tokens": completion if calls else math.nan,
     }
 
 

@@ -245,6 +245,13 @@ def test_unknown_severity_is_an_error(tmp_path: Path, severity: Any, message: st
         load_hal_results(path)
 
 
+def test_a_finding_names_its_constraint(tmp_path: Path) -> None:
+    tasks = {"7": _task(1.0, compliance={"violations": [{"severity": "low"}]})}
+    path = _upload(tmp_path, f"{AGENT}_rep1_1", tasks)
+    with pytest.raises(HalFormatError, match=r"field 'compliance\.violations\[0\]\.constraint'"):
+        load_hal_results(path)
+
+
 def test_bad_files(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         load_hal_results(tmp_path / "nope_UPLOAD.json")

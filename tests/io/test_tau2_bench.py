@@ -186,6 +186,10 @@ def test_directory_format(tmp_path: Path) -> None:
         ({"reward_info": {"reward": 2.0}}, r"'reward_info.reward': .* in \[0, 1\], got 2.0"),
         ({"trial": -1}, r"'trial': expected an int >= 0 or null, got -1"),
         ({"agent_cost": "free"}, r"'agent_cost': expected a number >= 0 or null, got 'free'"),
+        (
+            {"messages": [_message("assistant", usage={"prompt_tokens": "many"})]},
+            r"'messages\[0\]\.usage\.prompt_tokens': expected a number >= 0 or null",
+        ),
     ],
 )
 def test_errors_name_file_simulation_and_field(
