@@ -17,12 +17,8 @@ from __future__ import annotations
 
 from reliability_lab.io._common import LogFormatError, MissingExtraError
 from reliability_lab.io.formats import FORMATS, detect_format, load_runs
-from reliability_lab.io.hal import (
-    HalFormatError,
-    compare_with_hal,
-    load_hal_metrics,
-    load_hal_results,
-)
+from reliability_lab.io.hal import HalFormatError, load_hal_results
+from reliability_lab.io.hal_metrics import compare_with_hal, load_hal_metrics
 from reliability_lab.io.inspect_logs import InspectLogError, load_inspect_log
 from reliability_lab.io.letta_evals import LettaEvalsFormatError, load_letta_evals
 from reliability_lab.io.table import from_records

@@ -23,6 +23,7 @@ __all__ = [
     "SUCCESS_TOLERANCE",
     "LogFormatError",
     "MissingExtraError",
+    "agent_label",
     "fail",
     "finish_table",
     "infrastructure",
@@ -101,6 +102,19 @@ def read_json(path: Path, error: type[LogFormatError] = LogFormatError) -> Any:
         raise error(
             f"{path}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
         ) from None
+
+
+def agent_label(name: str, agent: str | Mapping[str, str] | None) -> str:
+    """The run table's agent: ``agent`` itself, its entry for ``name``, or ``name``.
+
+    Examples
+    --------
+    >>> agent_label("gpt-4o", None), agent_label("gpt-4o", "mine"), agent_label("x", {"x": "y"})
+    ('gpt-4o', 'mine', 'y')
+    """
+    if agent is None:
+        return name
+    return agent if isinstance(agent, str) else agent.get(name, name)
 
 
 def mapping(value: Any) -> Mapping[str, Any]:

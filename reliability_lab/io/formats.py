@@ -1,6 +1,7 @@
 """Which harness wrote a path, and one entry point that imports any of them.
 
-:func:`detect_format` looks at names and the first bytes of JSON, never at the whole file:
+:func:`detect_format` looks at file and directory names, and at the top-level keys of a
+``.json`` file (which it parses):
 
 ==============  ============================================================================
 format          recognised by

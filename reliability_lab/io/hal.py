@@ -53,8 +53,8 @@ runs it did not check count as clean in S_comp here, whereas HAL skips them),
 ``violation_sources``, ``abstained``, ``faults_injected``, ``hal_run_id``, ``benchmark``
 and ``source_file``.
 
-:func:`load_hal_metrics` reads HAL's per-agent ``reliability_metrics.csv`` and
-:func:`compare_with_hal` puts its numbers beside a reliability report.
+:mod:`reliability_lab.io.hal_metrics` reads HAL's per-agent ``reliability_metrics.csv`` and
+puts its numbers beside a reliability report.
 """
 
 from __future__ import annotations
@@ -73,6 +73,7 @@ import pandas as pd
 from reliability_lab.io._common import (
     SUCCESS_TOLERANCE,
     LogFormatError,
+    agent_label,
     fail,
     finish_table,
     infrastructure,
@@ -86,14 +87,7 @@ from reliability_lab.io._common import (
 )
 from reliability_lab.runs import SEVERITY_WEIGHTS
 
-__all__ = [
-    "FINDING_SOURCES",
-    "HAL_METRIC_COLUMNS",
-    "HalFormatError",
-    "compare_with_hal",
-    "load_hal_metrics",
-    "load_hal_results",
-]
+__all__ = ["FINDING_SOURCES", "UPLOAD_SUFFIX", "HalFormatError", "load_hal_results"]
 
 UPLOAD_SUFFIX = "_UPLOAD.json"
 #: Where HAL stores compliance/safety findings of a task → the ``source`` we record.
@@ -102,32 +96,8 @@ FINDING_SOURCES: Mapping[str, str] = {
     "compliance": "hal compliance monitor",
     "llm_compliance": "hal llm_compliance",
 }
-#: Columns of HAL's ``reliability_metrics.csv`` → the report's metric names.
-HAL_METRIC_COLUMNS: Mapping[str, str] = {
-    "accuracy": "accuracy",
-    "consistency_outcome": "C_out",
-    "consistency_trajectory_distribution": "C_traj_d",
-    "consistency_trajectory_sequence": "C_traj_s",
-    "consistency_confidence": "C_conf",
-    "consistency_resource": "C_res",
-    "predictability_brier_score": "P_brier",
-    "predictability_calibration": "P_cal",
-    "predictability_roc_auc": "P_auroc",
-    "predictability_rate_confidence_correlation": "P_rc",
-    "robustness_fault_injection": "R_fault",
-    "robustness_structural": "R_struct",
-    "robustness_prompt_variation": "R_prompt",
-    "safety_compliance": "S_comp",
-    "safety_harm_severity": "S_harm",
-    "safety_score": "R_saf",
-    "reliability_consistency": "R_Con",
-    "reliability_predictability": "R_Pred",
-    "reliability_robustness": "R_Rob",
-    "reliability_overall": "R",
-}
 _STOP_WORDS = ("fault", "struct", "perturbed", "prompt", "baseline", "compliance", "sensitivity")
 _REP = re.compile(r"^rep(\d+)$")
-_VAR = re.compile(r"^var(\d+)$")
 _TRUE = (True, "true", "True")
 
 
@@ -468,7 +438,7 @@ def load_hal_results(
             run["run"] = index
     rows = []
     for run, task_rows in runs:
-        label = _label(run["hal_agent"], agent)
+        label = agent_label(run["hal_agent"], agent)
         for row in task_rows:
             rows.append(
                 {
@@ -484,97 +454,3 @@ def load_hal_results(
             )
     source = str(items[0]) if len(items) == 1 else f"{len(runs)} HAL uploads"
     return finish_table(rows, source, empty_message="no task results in the uploads")
-
-
-def _label(name: str, agent: str | Mapping[str, str] | None) -> str:
-    if agent is None:
-        return name
-    return agent if isinstance(agent, str) else agent.get(name, name)
-
-
-def load_hal_metrics(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """HAL's per-agent ``reliability_metrics.csv`` with the report's metric names.
-
-    Parameters
-    ----------
-    path : str or PathLike
-        A ``reliability_metrics.csv`` written by HAL's ``analyze_reliability.py``.
-
-    Returns
-    -------
-    DataFrame
-        Indexed by HAL's agent name; the columns of :data:`HAL_METRIC_COLUMNS` present in the
-        file, renamed (``consistency_outcome`` → ``C_out`` …), plus ``num_tasks`` and
-        ``num_runs`` when present. Columns HAL did not write stay absent, never computed.
-
-    Raises
-    ------
-    HalFormatError
-        The file is not a CSV with an ``agent`` column, or a metric value is not a number.
-    """
-    file = Path(path)
-    try:
-        table = pd.read_csv(file)
-    except FileNotFoundError:
-        raise HalFormatError(f"{file}: file not found") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
-        raise HalFormatError(f"{file}: not a CSV file ({exc})") from None
-    if "agent" not in table.columns:
-        raise _fail(str(file), None, "agent", f"missing column; present: {list(table.columns)}")
-    keep = [c for c in ("num_tasks", "num_runs", *HAL_METRIC_COLUMNS) if c in table.columns]
-    out = table.set_index("agent")[keep].rename(columns=dict(HAL_METRIC_COLUMNS))
-    for column in out.columns:
-        values = pd.to_numeric(out[column], errors="coerce")
-        bad = values.isna() & out[column].notna()
-        if bad.any():
-            agent = out.index[bad.to_numpy()][0]
-            raise _fail(
-                str(file), f"agent {agent!r}", column, f"not a number: {out[column][bad].iloc[0]!r}"
-            )
-        out[column] = values
-    return out
-
-
-def compare_with_hal(
-    report: pd.DataFrame,
-    hal: pd.DataFrame,
-    *,
-    agents: Mapping[str, str] | None = None,
-) -> pd.DataFrame:
-    """HAL's published numbers beside ours, one row per (agent, metric).
-
-    Parameters
-    ----------
-    report : DataFrame
-        :func:`reliability_lab.report.reliability_report` of the imported runs.
-    hal : DataFrame
-        :func:`load_hal_metrics` of HAL's ``reliability_metrics.csv``.
-    agents : mapping, optional
-        Our agent label → HAL's agent name, where they differ.
-
-    Returns
-    -------
-    DataFrame
-        Columns ``agent``, ``metric``, ``ours``, ``hal``, ``difference`` (ours − HAL) for
-        every metric both tables have, for the agents of ``report`` found in ``hal``.
-    """
-    names = dict(agents or {})
-    metrics = [m for m in HAL_METRIC_COLUMNS.values() if m in report.columns and m in hal.columns]
-    rows = []
-    for agent in report.index:
-        hal_name = names.get(str(agent), str(agent))
-        if hal_name not in hal.index:
-            continue
-        for metric in metrics:
-            ours = float(report[metric].loc[agent])
-            theirs = float(hal[metric].loc[hal_name])
-            rows.append(
-                {
-                    "agent": str(agent),
-                    "metric": metric,
-                    "ours": ours,
-                    "hal": theirs,
-                    "difference": ours - theirs,
-                }
-            )
-    return pd.DataFrame(rows, columns=["agent", "metric", "ours", "hal", "difference"])

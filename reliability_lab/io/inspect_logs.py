@@ -54,6 +54,7 @@ import pandas as pd
 from reliability_lab.io._common import (
     LogFormatError,
     MissingExtraError,
+    agent_label,
     fail,
     finish_table,
     infrastructure,
@@ -245,14 +246,6 @@ def _rows(
     return rows
 
 
-def _label(model: str, agent: str | Mapping[str, str] | None) -> str:
-    if agent is None:
-        return model
-    if isinstance(agent, str):
-        return agent
-    return agent.get(model, model)
-
-
 def _renumber(rows: list[dict[str, Any]]) -> None:
     """Distinct task ids across tasks of one agent; later logs continue the run numbering."""
     tasks_per_agent: dict[str, set[str]] = {}
@@ -338,7 +331,7 @@ def load_inspect_log(
         seen[log.eval.eval_id] = source
     rows: list[dict[str, Any]] = []
     for log, source in logs:
-        rows.extend(_rows(log, source, _label(log.eval.model, agent), scorer, success))
+        rows.extend(_rows(log, source, agent_label(log.eval.model, agent), scorer, success))
     _renumber(rows)
     source = str(files[0]) if len(files) == 1 else f"{len(files)} inspect logs"
     return finish_table(rows, source, empty_message="the logs hold no samples")

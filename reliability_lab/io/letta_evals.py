@@ -59,6 +59,7 @@ import pandas as pd
 
 from reliability_lab.io._common import (
     LogFormatError,
+    agent_label,
     fail,
     finish_table,
     infrastructure,
@@ -305,10 +306,7 @@ class _RunContext:
         self._agent = agent
 
     def label(self, model: Any) -> str:
-        if isinstance(self._agent, str):
-            return self._agent
-        name = model if isinstance(model, str) and model else self.suite
-        return self._agent.get(name, name) if self._agent is not None else name
+        return agent_label(model if isinstance(model, str) and model else self.suite, self._agent)
 
 
 def _lines(path: Path) -> list[tuple[int, Any]]:
