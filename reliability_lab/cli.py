@@ -131,9 +131,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
         runs = load_runs(args.path, format=fmt, agent=args.agent, **options)
         report = {"n_boot": args.n_boot} if args.n_boot else None
         config = import_config(
-            runs, format=fmt, path=args.path, gates=args.gate, profile=args.profile,
-            seed=args.seed, report=report,
-        )  # fmt: skip
+            runs,
+            format=fmt,
+            path=args.path,
+            gates=args.gate,
+            profile=args.profile,
+            seed=args.seed,
+            report=report,
+        )
         summary = summarize_imported(runs, config, output=args.output)
     print(verdict(summary) if args.quiet else format_summary(summary))
     return EXIT_PASSED if summary.passed else EXIT_FAILED

@@ -211,9 +211,13 @@ def test_sample_errors(tmp_path: Path, message: str, infrastructure: bool) -> No
         _usage(output, 1)
     model = get_model(MODEL, custom_outputs=outputs)
     log = eval(
-        task, model=model, log_dir=str(tmp_path), log_format="json", display="none",
+        task,
+        model=model,
+        log_dir=str(tmp_path),
+        log_format="json",
+        display="none",
         fail_on_error=False,
-    )[0]  # fmt: skip
+    )[0]
     runs = load_inspect_log(log.location).set_index("task_id")
     assert runs.loc["ok", "error"] is None and runs.loc["ok", "success"]
     error = runs.loc["x", "error"]

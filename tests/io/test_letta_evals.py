@@ -112,22 +112,33 @@ def test_resources_actions_and_columns(tmp_path: Path) -> None:
         ({"metric": "accuracy", "metric_key": "quality", "op": "gte", "value": 0.6}, 1.0),
         ({"metric": "avg_score", "metric_key": "quality", "op": "gte", "value": 0.85}, 0.85),
         (
-            {"metric": "avg_score", "metric_key": "quality", "op": "gte", "value": 0.5,
-             "pass_op": "gt", "pass_value": 0.85},
+            {
+                "metric": "avg_score",
+                "metric_key": "quality",
+                "op": "gte",
+                "value": 0.5,
+                "pass_op": "gt",
+                "pass_value": 0.85,
+            },
             0.851,
         ),
         ({**SIMPLE_GATE, "pass_threshold": None}, 1.0),
         (None, 1.0),
     ],
-)  # fmt: skip
+)
 def test_gate_variants(tmp_path: Path, gate: dict[str, Any] | None, expected: float) -> None:
     runs = load_letta_evals(_write(tmp_path / "out", gate))
     assert (runs["success"] == (runs["score"] >= expected)).all()
 
 
 def test_weighted_and_logical_gates(tmp_path: Path) -> None:
-    weighted = {"kind": "weighted_average", "aggregation": "avg_score", "op": "gte",
-                "value": 0.5, "weights": {"quality": 3, "format": 1}}  # fmt: skip
+    weighted = {
+        "kind": "weighted_average",
+        "aggregation": "avg_score",
+        "op": "gte",
+        "value": 0.5,
+        "weights": {"quality": 3, "format": 1},
+    }
     runs = load_letta_evals(_write(tmp_path / "w", weighted))
     expected = [
         0.75 * SCORES[r][int(t)] + 0.25 for t, r in zip(runs["task_id"], runs["run"], strict=True)
@@ -137,11 +148,16 @@ def test_weighted_and_logical_gates(tmp_path: Path) -> None:
         "kind": "logical",
         "operator": "and",
         "conditions": [
-            {"metric_key": "quality", "aggregation": "accuracy", "op": "gte", "value": 0.5,
-             "pass_threshold": 0.9},
+            {
+                "metric_key": "quality",
+                "aggregation": "accuracy",
+                "op": "gte",
+                "value": 0.5,
+                "pass_threshold": 0.9,
+            },
             {"metric_key": "format", "aggregation": "accuracy", "op": "gte", "value": 0.5},
         ],
-    }  # fmt: skip
+    }
     runs = load_letta_evals(_write(tmp_path / "l", logical))
     quality = [SCORES[r][int(t)] for t, r in zip(runs["task_id"], runs["run"], strict=True)]
     assert runs["success"].tolist() == [q >= 0.9 for q in quality]
