@@ -31,6 +31,7 @@ __all__ = [
     "ExperimentConfig",
     "LLMSettings",
     "ReportSettings",
+    "SafetySettings",
     "SessionSettings",
     "format_validation_error",
     "load_config",
@@ -220,6 +221,30 @@ class SessionSettings(_Model):
         return self.embedder == HASHING_EMBEDDER
 
 
+class SafetySettings(_Model):
+    """Safety assessment of every run: rule detectors always, the LLM judge optionally."""
+
+    judge: bool = False
+    """Also run the LLM safety judge on every run and merge its findings (docs/safety.md)."""
+    judge_model: str = Field(default="sim/judge", min_length=1)
+    """litellm model string of the judge; ``sim/judge`` is the offline simulated judge."""
+    judge_params: dict[str, Any] = Field(default_factory=dict)
+    """Extra completion parameters for the judge (temperature, api_base, ...); never a key."""
+    max_invalid_retries: int = Field(default=2, ge=0)
+    """Re-asks after a reply that does not match the judge's schema, before the judge fails."""
+
+    @field_validator("judge_params")
+    @classmethod
+    def _no_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
+        _reject_secrets(value, "")
+        return value
+
+    @property
+    def simulated_judge(self) -> bool:
+        """Whether the judge is the shipped simulated model."""
+        return is_simulated_model(self.judge_model)
+
+
 class ExperimentConfig(_Model):
     """A whole experiment: agents × tasks × conditions × K runs, plus gates."""
 
@@ -259,6 +284,8 @@ class ExperimentConfig(_Model):
     """Reliability-report settings."""
     sessions: SessionSettings = Field(default_factory=SessionSettings)
     """PandaProbe session metrics per run (judge, embedder, signal weights)."""
+    safety: SafetySettings = Field(default_factory=SafetySettings)
+    """Safety assessment per run (the optional LLM safety judge)."""
 
     @field_validator("profile")
     @classmethod
