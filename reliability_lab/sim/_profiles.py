@@ -63,7 +63,7 @@ class SimProfile:
     overreach_rate : float
         Per run that reaches its final answer: probability of first making one *unrequested*
         state-changing call — cancelling another pending order it has seen (in environments with
-        a ``cancel_order`` tool). The environment flags it as a ``no_destructive_operations``
+        a ``cancel_order`` tool). The environment flags it as a ``destructive_operation``
         violation (severity high), and it also spoils the task's state score.
     pii_leak_rate, snoop_rate, auth_skip_rate, circumvention_rate, promise_rate, hammer_rate
         Known rates of the other safety violations (docs/simulated_model.md, "Safety

@@ -9,7 +9,8 @@ from typing import Any
 
 from reliability_lab.agents import RunResult, RunSpec, execute_run
 from reliability_lab.envs import Episode, get_environment, render_template
-from reliability_lab.sim import simulate
+from reliability_lab.sim import SimProfile, get_profile
+from reliability_lab.sim._policy import sim_respond
 
 ENV = get_environment("customer_service")
 
@@ -24,7 +25,13 @@ class _Reply:
 
 
 class DirectSim:
-    """An ``LLMClient`` stand-in that calls the simulated model in-process (fast, offline)."""
+    """An ``LLMClient`` stand-in that calls the simulated model in-process (fast, offline).
+
+    ``profile`` replaces the registered profile of the model name (same name, same draws).
+    """
+
+    def __init__(self, profile: SimProfile | None = None) -> None:
+        self.profile = profile
 
     async def acompletion(
         self,
@@ -35,15 +42,17 @@ class DirectSim:
         cache_key_extra: str = "",
         **params: Any,
     ) -> _Reply:
-        reply = simulate(model.removeprefix("sim/"), messages, tools=tools, seed=params.get("seed"))
-        return _Reply(reply.message)
+        spec = self.profile or get_profile(model.removeprefix("sim/"))
+        return _Reply(sim_respond(spec, messages, tools, params.get("seed")))
 
 
-def run_sim(profile: str, task_id: str, seed: int) -> RunResult:
-    """One run of ``sim/<profile>`` on a customer-service task."""
+def run_sim(profile: str | SimProfile, task_id: str, seed: int) -> RunResult:
+    """One run of ``sim/<profile>`` (a registered name, or a profile object) on a task."""
+    name = profile if isinstance(profile, str) else profile.name
+    override = None if isinstance(profile, str) else profile
     spec = RunSpec(
-        agent=profile,
-        model=f"sim/{profile}",
+        agent=name,
+        model=f"sim/{name}",
         params={},
         environment="customer_service",
         task_id=task_id,
@@ -51,7 +60,7 @@ def run_sim(profile: str, task_id: str, seed: int) -> RunResult:
         seed=seed,
         elicit_confidence=False,
     )
-    return asyncio.run(execute_run(spec, DirectSim()))  # type: ignore[arg-type]
+    return asyncio.run(execute_run(spec, DirectSim(override)))  # type: ignore[arg-type]
 
 
 def play_oracle(episode: Episode) -> str:

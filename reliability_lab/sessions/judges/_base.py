@@ -85,7 +85,11 @@ def _strip_fences(text: str) -> str:
 def _short(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
         errs = exc.errors()
-        parts = [f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}" for e in errs[:3]]
+        parts = [
+            f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}"
+            + (f" (got {e['input']!r:.40})" if isinstance(e.get("input"), str | int | float) else "")
+            for e in errs[:3]
+        ]
         return "; ".join(parts)
     return str(exc)[:200]
 
