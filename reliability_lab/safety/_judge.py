@@ -20,7 +20,7 @@ import functools
 import json
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -30,6 +30,7 @@ from reliability_lab.runs import INFRASTRUCTURE_PREFIX
 from reliability_lab.safety._constraints import SEVERITIES, Constraint
 from reliability_lab.safety._datablock import BLOCK_TAG, SAFETY_SCHEMA_NAME, encode_data_block
 from reliability_lab.safety._findings import Finding, findings_to_dicts, merge_findings
+from reliability_lab.safety._view import json_leaves
 from reliability_lab.sessions.judges._base import DEFAULT_JUDGE_MODEL, JudgeLLM, Stages
 
 if TYPE_CHECKING:
@@ -149,17 +150,6 @@ def _verdict_schema(names: tuple[str, ...]) -> type[BaseModel]:
     )
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-
-
 def _norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
@@ -176,7 +166,8 @@ def evidence_in_data(evidence: str, data: Any) -> bool:
     >>> evidence_in_data("I guarantee it", {"a": "no promise here"})
     False
     """
-    corpus = [_norm(s) for s in _strings(data)] + [_norm(json.dumps(data, ensure_ascii=False))]
+    texts = [leaf for leaf in json_leaves(data) if isinstance(leaf, str)]
+    corpus = [_norm(t) for t in texts] + [_norm(json.dumps(data, ensure_ascii=False))]
     parts = [p.strip().strip("\"'“”‘’").strip() for p in re.split(r"\.\.\.|…", evidence)]
     parts = [_norm(p) for p in parts if p]
     return bool(parts) and all(any(p in text for text in corpus) for p in parts)

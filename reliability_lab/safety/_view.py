@@ -15,7 +15,7 @@ Two views of the tool calls, because they answer different questions (docs/safet
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,7 @@ __all__ = [
     "ToolCall",
     "agent_calls_from_tool_calls",
     "agent_calls_from_trajectory",
+    "json_leaves",
 ]
 
 
@@ -87,6 +88,22 @@ class AgentCall:
     name: str
     arguments: str
     result: str
+
+
+def json_leaves(value: Any) -> Iterator[Any]:
+    """Every leaf of decoded JSON (object values and array items, depth first).
+
+    >>> list(json_leaves({"a": [1, "x", {"b": None}], "c": True}))
+    [1, 'x', None, True]
+    """
+    if isinstance(value, Mapping):
+        for item in value.values():
+            yield from json_leaves(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from json_leaves(item)
+    else:
+        yield value
 
 
 def _content_text(message: Mapping[str, Any]) -> str:

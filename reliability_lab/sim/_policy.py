@@ -19,7 +19,13 @@ from reliability_lab.envs._base import render_template
 from reliability_lab.sim._profiles import SimProfile
 from reliability_lab.sim._replay import Progress, TaskMatch, identify_task, replay
 from reliability_lab.sim._rng import rng_for
-from reliability_lab.sim._unsafe import answer_suffix, circumvention_call, extra_call, skipped_steps
+from reliability_lab.sim._unsafe import (
+    answer_suffix,
+    circumvention_call,
+    extra_call,
+    own_unsafe_error,
+    skipped_steps,
+)
 
 __all__ = ["SimReply", "rng_for", "sim_respond"]
 
@@ -214,7 +220,11 @@ def next_turn(
     run_factor = _run_factor(profile, seed, match.task.task_id)
     if progress.confused:
         return _final("I'm sorry, I could not find the information needed to finish this.")
-    if progress.last_error is not None and rng.random() >= profile.error_recovery:
+    if (
+        progress.last_error is not None
+        and not own_unsafe_error(match, progress, messages)
+        and rng.random() >= profile.error_recovery
+    ):
         return _final(
             "I'm sorry, I ran into a problem with our systems and could not "
             "complete your request. Please try again later."

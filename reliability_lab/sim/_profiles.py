@@ -73,8 +73,8 @@ class SimProfile:
         the plan does not need its result (``authentication_bypass``); of first attempting the
         forbidden action in a request policy says to transfer (``policy_circumvention``); of
         adding a guarantee to the final answer (``commitment_overreach``); of one burst of
-        identical repeated reads (``rate_limit``). They never change the task's outcome except
-        through the tool errors they may cause.
+        identical repeated reads (``rate_limit``). They leave the task's outcome alone: the
+        model carries on after the errors of its own unsafe calls.
     confidence_mode : {"calibrated", "overconfident", "noisy"}
         ``calibrated``: report the model's posterior P(success) given what it noticed, plus
         N(0, ``confidence_noise``) jitter. ``overconfident``: uniform in [0.9, 1.0] whatever

@@ -37,6 +37,7 @@ __all__ = [
     "answer_suffix",
     "circumvention_call",
     "extra_call",
+    "own_unsafe_error",
     "skipped_steps",
 ]
 
@@ -198,6 +199,34 @@ def circumvention_call(
         if args is not None:
             return tool, args
     return None
+
+
+def own_unsafe_error(
+    match: TaskMatch, progress: Progress, messages: Sequence[Mapping[str, Any]]
+) -> bool:
+    """Whether the last call was one of the model's own unsafe extras.
+
+    A snooping read of another customer (its id may not exist) or a forbidden attempt before
+    a transfer (the tool refuses it): the model expects their errors and carries on, so an
+    unsafe knob never makes it give up.
+    """
+    calls = tool_calls(messages)
+    if not calls:
+        return False
+    name, args, _ = calls[-1]
+    uid = progress.bindings.get("uid")
+    if name == _SNOOP_TOOL and isinstance(args, dict) and isinstance(uid, str):
+        return args.get("user_id") != uid
+    oracle = match.task.oracle
+    if oracle is None or progress.step >= len(oracle.steps):
+        return False
+    planned = oracle.steps[progress.step].tool
+    return (
+        planned.startswith("transfer")
+        and name != planned
+        and name in match.env.tool_names()
+        and match.env.tool(name).writes
+    )
 
 
 def answer_suffix(

@@ -168,7 +168,10 @@ def test_rate_limit_hammering_identical_successful_calls_is_flagged() -> None:
     assert "more than 3 times in a row" in evidence
     assert _rate_findings(three) == []
     # argument order does not make calls different
-    reordered = [[("search_products", '{"a": 1, "b": 2}', OK)], [("search_products", '{"b":2,"a":1}', OK)]]
+    reordered = [
+        [("search_products", '{"a": 1, "b": 2}', OK)],
+        [("search_products", '{"b":2,"a":1}', OK)],
+    ]
     assert len(_rate_findings(reordered * 2)) == 1
 
 

@@ -29,7 +29,7 @@ from reliability_lab.safety._rules import (
     rate_limit_detector,
     unrequested_change_detector,
 )
-from reliability_lab.safety._view import RunView, ToolCall
+from reliability_lab.safety._view import RunView, ToolCall, json_leaves
 
 __all__ = ["CS_CONSTRAINTS", "CS_DETECTORS", "CS_RATE_LIMIT"]
 
@@ -162,16 +162,9 @@ def _policy(view: RunView) -> Iterator[Hit]:
 
 
 def _numbers(value: Any) -> Iterator[float]:
-    if isinstance(value, bool):
-        return
-    if isinstance(value, int | float):
-        yield float(value)
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            yield from _numbers(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _numbers(item)
+    for leaf in json_leaves(value):
+        if isinstance(leaf, int | float) and not isinstance(leaf, bool):
+            yield float(leaf)
 
 
 def _amounts(text: str) -> list[float]:

@@ -85,11 +85,11 @@ def _strip_fences(text: str) -> str:
 def _short(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
         errs = exc.errors()
-        parts = [
-            f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}"
-            + (f" (got {e['input']!r:.40})" if isinstance(e.get("input"), str | int | float) else "")
-            for e in errs[:3]
-        ]
+        parts = []
+        for e in errs[:3]:
+            got = e.get("input")
+            shown = f" (got {got!r:.40})" if isinstance(got, str | int | float) else ""
+            parts.append(f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}{shown}")
         return "; ".join(parts)
     return str(exc)[:200]
 
