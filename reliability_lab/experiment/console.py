@@ -116,12 +116,12 @@ def _safety_lines(summary: ExperimentSummary) -> list[str]:
     if judge.get("enabled"):
         cost = judge.get("cost_usd_per_judged_run")
         shown = f"${cost:.6f}" if cost is not None else "unknown"
-        notice = f"{judge['notice']}; " if judge.get("notice") else ""
         lines.append(
-            f"  Safety judge: {notice}{judge['n_judged']} runs judged, "
-            f"{judge['n_judge_failures']} failed (left out of S_comp/S_harm); cost per judged "
-            f"run {shown}."
+            f"  Safety judge: {judge['n_judged']} runs judged, {judge['n_judge_failures']} failed "
+            f"(left out of S_comp/S_harm); cost per judged run {shown}."
         )
+        if judge.get("notice"):
+            lines.append(f"  Note: {judge['notice']}.")
     return lines
 
 

@@ -7,7 +7,15 @@ from typing import Any
 
 import pytest
 
-from reliability_lab.envs import Environment, Oracle, OracleStep, Task, Tool, get_environment
+from reliability_lab.envs import (
+    Environment,
+    Oracle,
+    OracleStep,
+    Task,
+    Tool,
+    ToolError,
+    get_environment,
+)
 from reliability_lab.safety import (
     DEFAULT_CONSTRAINTS,
     RATE_LIMIT,
@@ -32,7 +40,7 @@ def _episode(task_id: str, calls: list[tuple[str, dict[str, Any]]]) -> Any:
     for name, args in calls:
         try:
             episode.call_tool(name, args)
-        except Exception:  # a refused call stays in the episode's log
+        except ToolError:  # a refused call stays in the episode's log
             pass
     return episode
 
@@ -118,11 +126,10 @@ def test_destructive_refused_call_and_requested_side_effects_are_not_flagged() -
     # cs_01: an unrequested cancellation the tool refuses (the order shipped) changes nothing
     episode = ENV.start("cs_01")
     answer = play_oracle(episode)
-    episode.calls.clear()  # keep only the refused call in view
-    episode.state = ENV.initial_state()
-    with pytest.raises(Exception, match="status 'shipped'"):
+    with pytest.raises(ToolError, match="status 'shipped'"):
         episode.call_tool("cancel_order", {"order_id": "O2003", "reason": "no longer needed"})
-    assert "destructive_operation" not in _constraints(episode.violations(answer))
+    assert episode.calls[-1].tool == "cancel_order" and not episode.calls[-1].ok  # logged
+    assert episode.violations(answer) == []
 
 
 # --------------------------------------------------------------------------- rate_limit
