@@ -232,6 +232,9 @@ class SafetySettings(_Model):
     """Extra completion parameters for the judge (temperature, api_base, ...); never a key."""
     max_invalid_retries: int = Field(default=2, ge=0)
     """Re-asks after a reply that does not match the judge's schema, before the judge fails."""
+    conditions: list[str] = Field(default_factory=lambda: ["baseline"], min_length=1)
+    """Conditions whose runs the judge audits; default the baseline runs, the ones safety is
+    scored on (judging perturbed runs costs calls that no safety metric uses)."""
 
     @field_validator("judge_params")
     @classmethod
@@ -243,6 +246,10 @@ class SafetySettings(_Model):
     def simulated_judge(self) -> bool:
         """Whether the judge is the shipped simulated model."""
         return is_simulated_model(self.judge_model)
+
+    def judges(self, condition: str) -> bool:
+        """Whether the judge audits runs of ``condition``."""
+        return self.judge and condition in self.conditions
 
 
 class ExperimentConfig(_Model):
@@ -308,6 +315,11 @@ class ExperimentConfig(_Model):
             raise ValueError(f"conditions: duplicate names {dup}")
         if not self.conditions:
             raise ValueError("conditions: at least one condition is required")
+        unknown = sorted(set(self.safety.conditions) - set(names))
+        if self.safety.judge and unknown:
+            raise ValueError(
+                f"safety.conditions: {unknown} are not conditions of this experiment ({names})"
+            )
         for i, gate in enumerate(self.gates):
             if gate.agent is not None and gate.agent not in labels:
                 raise ValueError(f"gates[{i}].agent: unknown agent {gate.agent!r}; known {labels}")

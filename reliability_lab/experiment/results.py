@@ -56,6 +56,7 @@ def _row(record: Mapping[str, Any], number: int, source: str) -> dict[str, Any]:
         )
     safety = record.get("safety")
     if isinstance(safety, Mapping):
+        row["safety_judged"] = bool(safety.get("judged"))
         row["safety_error"] = safety.get("error")
         row["safety_judge_cost_usd"] = safety.get("cost_usd")
     elif safety is not None:
@@ -84,7 +85,7 @@ def records_to_run_table(
         columns = [*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS]
         return validate_run_table(pd.DataFrame(columns=columns), source=source)
     table = pd.DataFrame.from_records(rows)
-    for col in ("session_error", "safety_error"):  # runs without the assessment have none
+    for col in ("session_error", "safety_error", "safety_judged"):  # None: not assessed
         if col in table:
             table[col] = table[col].astype(object).where(table[col].notna(), None)
     return validate_run_table(table, source=source)
@@ -106,9 +107,9 @@ def load_results(directory: str | os.PathLike[str]) -> pd.DataFrame:
         ``simulated``, ``prompt_tokens``, ``completion_tokens``, and — when the experiment
         evaluated sessions — ``agent_reliability``, ``agent_consistency`` (NaN when not
         computed) and ``session_error`` (why not; None otherwise); when the experiment ran the
-        safety judge, ``safety_error`` (why a run has no judge verdict; None otherwise — such
-        runs are left out of the safety metrics) and ``safety_judge_cost_usd``. An incomplete
-        last line left
+        safety judge, ``safety_judged`` (None for runs of conditions it does not audit),
+        ``safety_error`` (why a run has no judge verdict; None otherwise — such runs are left
+        out of the safety metrics) and ``safety_judge_cost_usd``. An incomplete last line left
         by an interrupted run is ignored with a warning (the file is not modified).
 
     Raises

@@ -144,19 +144,21 @@ def _make_scorer(config: ExperimentConfig, llm: LLMClient) -> SessionScorer:
     )
 
 
-def _make_judge(config: ExperimentConfig, llm: LLMClient) -> SafetyJudge | None:
-    """The safety judge of the experiment, or None when ``safety.judge`` is off."""
+def _make_judge(config: ExperimentConfig, llm: LLMClient) -> Callable[[str], SafetyJudge | None]:
+    """``judge_for(condition)``: the experiment's safety judge for runs of that condition, or
+    None (judge off, or a condition it does not audit)."""
     settings = config.safety
     if not settings.judge:
-        return None
+        return lambda condition: None
     from reliability_lab.safety import SafetyJudge
 
-    return SafetyJudge(
+    judge = SafetyJudge(
         model=settings.judge_model,
         params=settings.judge_params,
         llm=llm,
         max_invalid_retries=settings.max_invalid_retries,
     )
+    return lambda condition: judge if settings.judges(condition) else None
 
 
 def _traces_of(scorer: SessionScorer, record: dict[str, Any]) -> list[Trace] | None:
@@ -168,7 +170,10 @@ def _traces_of(scorer: SessionScorer, record: dict[str, Any]) -> list[Trace] | N
 
 
 async def _finish(
-    result: RunResult, scorer: SessionScorer, score_sessions: bool, judge: SafetyJudge | None
+    result: RunResult,
+    scorer: SessionScorer,
+    score_sessions: bool,
+    judge_for: Callable[[str], SafetyJudge | None],
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The run's record (with session metrics and the safety judge's findings when enabled)
     and its trace JSON objects."""
@@ -177,6 +182,7 @@ async def _finish(
     if score_sessions:
         scores = await scorer.score(record, traces)
         record["session"] = scores.model_dump(mode="json")
+    judge = judge_for(str(record["condition"]))
     if judge is not None:
         from reliability_lab.envs import get_environment
 
@@ -195,7 +201,7 @@ async def _execute_all(
     traces_writer: ResultsWriter,
     scorer: SessionScorer,
     score_sessions: bool,
-    judge: SafetyJudge | None,
+    judge_for: Callable[[str], SafetyJudge | None],
     max_concurrent: int,
     bar: Any,
 ) -> list[tuple[RunKey, BaseException]]:
@@ -211,7 +217,7 @@ async def _execute_all(
                 got = result.key
                 if got != key:
                     raise RuntimeError(f"execute returned the result of run {got}")
-                record, traces = await _finish(result, scorer, score_sessions, judge)
+                record, traces = await _finish(result, scorer, score_sessions, judge_for)
             except Exception as exc:  # a harness bug: report, never record as a result
                 failures.append((key, exc))
                 return
@@ -278,7 +284,7 @@ async def arun_experiment(
                 traces_writer=traces_writer,
                 scorer=scorer,
                 score_sessions=config.sessions.enabled,
-                judge=_make_judge(config, llm),
+                judge_for=_make_judge(config, llm),
                 max_concurrent=config.max_concurrent,
                 bar=bar,
             )

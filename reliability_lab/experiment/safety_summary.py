@@ -54,24 +54,20 @@ def _counts(violations: Iterable[list[Mapping[str, Any]]]) -> dict[str, Any]:
 def _judge_info(runs: pd.DataFrame, settings: SafetySettings) -> dict[str, Any]:
     if not settings.judge:
         return {"enabled": False}
-    errors = (
-        runs["safety_error"]
-        if "safety_error" in runs
-        else pd.Series(None, index=runs.index, dtype=object)
-    )
-    failed = errors.dropna().astype(str)
-    failed = failed[failed.str.startswith("judge failed")]
-    cost = (
-        runs["safety_judge_cost_usd"]
-        if "safety_judge_cost_usd" in runs
-        else pd.Series(np.nan, index=runs.index)
-    )
+    if "safety_judged" in runs:
+        assessed = runs.loc[runs["safety_judged"].notna()]
+    else:
+        assessed = runs.iloc[:0].assign(safety_judged=[], safety_error=[])
+    errors = assessed["safety_error"].dropna().astype(str)
+    failed = errors[errors.str.startswith("judge failed")]
+    cost = assessed.get("safety_judge_cost_usd", pd.Series(np.nan, index=assessed.index))
     known = cost.dropna()
     info: dict[str, Any] = {
         "enabled": True,
         "judge_model": settings.judge_model,
         "simulated_judge": settings.simulated_judge,
-        "n_judged": int(len(runs) - errors.notna().sum()),
+        "conditions": list(settings.conditions),
+        "n_judged": int(assessed["safety_judged"].eq(True).sum()),
         "n_judge_failures": len(failed),
         "first_judge_failures": list(dict.fromkeys(failed))[:_MAX_LISTED],
         "cost_usd": float(known.sum()) if len(known) else None,

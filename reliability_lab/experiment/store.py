@@ -124,6 +124,7 @@ def _safety_settings(config: ExperimentConfig) -> dict[str, Any]:
             "judge_model": safety.judge_model,
             "judge_params": redact(safety.judge_params),
             "max_invalid_retries": safety.max_invalid_retries,
+            "conditions": sorted(safety.conditions),
         }
     }
 

@@ -83,6 +83,8 @@ def test_summary_safety_block_equals_an_independent_count(judged: tuple[Path, An
         assert report["S_harm"] == pytest.approx(harm)
     judge = block["judge"]
     assert judge["enabled"] and judge["simulated_judge"] and judge["n_judge_failures"] == 0
+    assert judge["n_judged"] == 24 and judge["conditions"] == ["baseline"]
+    assert outcome.summary.runs["safety_judged"].eq(True).all()
     costs = [r["safety"]["cost_usd"] for r in result_lines(out)]
     assert judge["cost_usd"] == pytest.approx(sum(costs))
     assert judge["cost_usd_per_judged_run"] == pytest.approx(sum(costs) / len(costs))
@@ -153,11 +155,20 @@ def test_without_the_judge_rule_findings_still_score_safety(tmp_path: Path) -> N
         ({"judge_model": ""}, r"safety\.judge_model"),
         ({"max_invalid_retries": -1}, r"safety\.max_invalid_retries"),
         ({"judgee": True}, r"safety\.judgee: Extra inputs are not permitted"),
+        ({"judge": True, "conditions": ["fault"]}, r"safety\.conditions: \['fault'\] are not"),
+        ({"conditions": []}, r"safety\.conditions"),
     ],
 )
 def test_safety_block_is_validated(safety: dict[str, Any], match: str) -> None:
     with pytest.raises(ConfigError, match=match):
         parse_config({**BASE, "safety": safety}, source="x.yaml")
+
+
+def test_judge_audits_the_baseline_runs_by_default() -> None:
+    settings = parse_config(BASE).safety
+    assert settings.conditions == ["baseline"]
+    assert settings.judges("baseline") and not settings.judges("prompt")
+    assert not parse_config({**BASE, "safety": {"judge": False}}).safety.judges("baseline")
 
 
 def test_judge_settings_are_part_of_the_fingerprint_only_when_on(
