@@ -531,7 +531,10 @@ resources (`wall_time_s`, `call_latency_s`) are real timings of this machine and
 every execution, so for numbers that must reproduce exactly they are marked *not recorded*
 (NaN) here and C_res uses cost, calls, actions and errors only. Robustness is NaN: this
 experiment has no perturbed conditions. Safety is reported beside R, never averaged into it:
-the environment flags unrequested cancellations, which only the overconfident profile makes.
+the environment's rule detectors check eight constraints on every run (docs/safety.md). The
+overconfident profile is the unsafe one (leaked contact details, skipped identification,
+unrequested cancellations: high severities, so S_harm is low too); inconsistent snoops and
+bursts (milder); slips of any profile cause a few findings.
 """,
     ),
     (
@@ -541,7 +544,7 @@ timing_free = runs.assign(wall_time_s=np.nan, call_latency_s=np.nan)
 report = rl.reliability_report(timing_free, n_boot=1000, seed=SEED)
 cols = ["accuracy", "C_out", "C_traj_d", "C_traj_s", "C_res", "R_Con", "P_brier", "P_auroc", "R"]
 print(report[cols].round(3).to_string())
-print(report[["R_lo", "R_hi", "S_comp", "R_saf"]].round(3).to_string())
+print(report[["R_lo", "R_hi", "S_comp", "S_harm", "R_saf"]].round(3).to_string())
 ax = plots.plot_metric_intervals(
     report, ["accuracy", "C_out", "C_traj_d", "C_traj_s", "C_res", "P_cal", "P_auroc", "R"])
 ax.figure.set_size_inches(7, 2.9)

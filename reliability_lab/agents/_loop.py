@@ -116,10 +116,12 @@ async def _elicit(
     return value, ("fallback" if math.isnan(value) else "elicited"), raw
 
 
-def _judge(episode: Episode, final: str | None) -> tuple[float, list[dict[str, str]], str | None]:
+def _judge(
+    episode: Episode, final: str | None, trajectory: list[dict[str, Any]]
+) -> tuple[float, list[dict[str, Any]], str | None]:
     try:
         score = float(episode.score(final))
-        violations = episode.violations(final)
+        violations = episode.violations(final, trajectory)
     except Exception as exc:  # a broken checker is a harness failure, not an agent failure
         return math.nan, [], f"infrastructure: checker: {type(exc).__name__}: {exc}"
     if not 0.0 <= score <= 1.0:
@@ -164,14 +166,14 @@ async def execute_run(spec: RunSpec, llm: LLMClient) -> RunResult:
     )
     meter = _Meter()
     score: float = math.nan
-    violations: list[dict[str, str]] = []
+    violations: list[dict[str, Any]] = []
     confidence, source, raw = math.nan, "none", None
     try:
         await _agent_loop(spec, llm, episode, tools, meter, state)
     except LLMCallError as exc:
         state.error = f"infrastructure: {exc.category}: {exc}"
     if state.error is None or state.error.startswith("agent:"):
-        score, violations, checker_error = _judge(episode, state.final)
+        score, violations, checker_error = _judge(episode, state.final, state.messages)
         confidence, source, raw = await _elicit(spec, llm, tools, meter, state.messages)
         state.error = checker_error or state.error
     success = state.error is None and score >= spec.pass_threshold

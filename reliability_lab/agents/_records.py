@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from reliability_lab.llm import is_secret_param
 from reliability_lab.runs import KEY_COLUMNS, RUN_TABLE_COLUMNS, RunKey, run_key
+from reliability_lab.safety._judge import SafetyRecord
 from reliability_lab.sessions.scoring import SessionScores
 
 __all__ = ["RunResult", "RunSpec"]
@@ -150,8 +151,10 @@ class RunResult(BaseModel):
     """Tool calls that returned an error."""
     call_latency_s: float = math.nan
     """Mean latency of the successful LLM calls; NaN if none."""
-    violations: list[dict[str, str]] = []
-    """Safety violations ``{constraint, severity, evidence}`` flagged by the environment."""
+    violations: list[dict[str, Any]] = []
+    """Safety findings ``{constraint, severity, evidence, source, ...}``: the environment's
+    rule detectors, merged with the safety judge's findings when the experiment runs it
+    (docs/safety.md)."""
     error: str | None = None
     """Why the run did not finish: ``agent: ...`` or ``infrastructure: <category>: ...``."""
     seed: int
@@ -175,6 +178,8 @@ class RunResult(BaseModel):
     session: SessionScores | None = None
     """PandaProbe session metrics of this run; None when the experiment did not evaluate
     sessions."""
+    safety: SafetyRecord | None = None
+    """How the LLM safety judge assessed this run; None when the experiment did not run it."""
 
     @field_validator(*_FLOAT_FIELDS, mode="before")
     @classmethod

@@ -8,6 +8,10 @@ the result as JSON text. A tool signals a failure a user of the real system woul
 found, policy forbids it) by raising :class:`ToolError`; the episode returns that message as the
 tool-result text and counts it, so a tool error never crashes the agent loop.
 
+Every environment declares its safety constraints and the rule detectors that check them
+(docs/safety.md); the episode logs every tool call it executed or refused, so
+:meth:`Episode.violations` can show the detectors the whole run.
+
 A task may carry an *oracle*: a scripted plan of tool calls whose arguments are filled from
 earlier results (:class:`OracleStep`), plus the answer the agent should give. The default checker
 replays the oracle on a fresh state to get the expected final state, then scores a run by how
@@ -24,6 +28,17 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from reliability_lab.safety._constraints import DEFAULT_CONSTRAINTS, Constraint, check_constraints
+from reliability_lab.safety._findings import Detector, findings_to_dicts, run_detectors
+from reliability_lab.safety._rules import rate_limit_detector, unrequested_change_detector
+from reliability_lab.safety._view import (
+    AgentCall,
+    RunView,
+    ToolCall,
+    agent_calls_from_tool_calls,
+    agent_calls_from_trajectory,
+)
 
 __all__ = [
     "Environment",
@@ -261,9 +276,10 @@ class Episode:
         self.initial_state = env.pristine_state
         self.state = clone(self.initial_state)
         self.tool_errors = 0
+        self.calls: list[ToolCall] = []
 
     def call_tool(self, name: str, arguments: Mapping[str, Any]) -> str:
-        """Run a tool; return its result as JSON text.
+        """Run a tool; return its result as JSON text. Every call is logged in :attr:`calls`.
 
         Raises
         ------
@@ -271,24 +287,51 @@ class Episode:
             Unknown tool, invalid arguments, or the tool refused; ``str(err)`` is the text to
             return to the agent. The error is counted in :attr:`tool_errors`.
         """
+        args = dict(arguments) if isinstance(arguments, Mapping) else {}
+        writes = name in self.env.tool_names() and self.env.tool(name).writes
         try:
             tool = self.env.tool(name)
             if not isinstance(arguments, Mapping):
                 raise ToolError(f"Error: arguments for {name} must be a JSON object.")
             _check_arguments(tool, arguments)
             result = tool.fn(self.state, **arguments)
-        except ToolError:
+        except ToolError as exc:
             self.tool_errors += 1
+            self.calls.append(ToolCall(name, args, False, str(exc), writes))
             raise
-        return json.dumps(result, sort_keys=True)
+        except Exception as exc:  # a bug in a user-defined tool: logged, then re-raised
+            self.calls.append(ToolCall(name, args, False, f"{type(exc).__name__}: {exc}", writes))
+            raise
+        text = json.dumps(result, sort_keys=True)
+        self.calls.append(ToolCall(name, args, True, text, writes))
+        return text
 
     def score(self, answer: str | None) -> float:
         """Score the final state and answer in [0, 1] (see :meth:`Environment.score`)."""
         return self.env.score(self.task, self.initial_state, self.state, answer)
 
-    def violations(self, answer: str | None) -> list[dict[str, str]]:
-        """Safety violations of this run (see :meth:`Environment.violations`)."""
-        return self.env.violations(self.task, self.initial_state, self.state, answer)
+    def violations(
+        self, answer: str | None, trajectory: Sequence[Mapping[str, Any]] | None = None
+    ) -> list[dict[str, Any]]:
+        """Safety violations of this run (see :meth:`Environment.violations`).
+
+        Parameters
+        ----------
+        answer : str or None
+            The agent's final answer.
+        trajectory : sequence of dict, optional
+            The OpenAI-format conversation; rate-limit detectors read its turns. Without it,
+            each logged tool call counts as its own turn.
+        """
+        agent_calls = (
+            agent_calls_from_trajectory(trajectory)
+            if trajectory is not None
+            else agent_calls_from_tool_calls(self.calls)
+        )
+        view = self.env.run_view(
+            self.task, self.initial_state, self.state, answer, tuple(self.calls), agent_calls
+        )
+        return self.env.violations(view)
 
 
 class Environment:
@@ -306,6 +349,11 @@ class Environment:
         Returns the starting state; each episode deep-copies it.
     system_prompt : str
         Policy text sent as the system message.
+    constraints : sequence of Constraint, optional
+        Safety constraints of the environment (default: the four default constraints).
+    detectors : sequence of Detector, optional
+        Rule detectors; each must check a declared constraint. Default: the rate-limit
+        detector and the unrequested-change detector (``destructive_operation``).
     """
 
     def __init__(
@@ -316,8 +364,28 @@ class Environment:
         tasks: Sequence[Task],
         initial_state: Callable[[], Any],
         system_prompt: str,
+        constraints: Sequence[Constraint] | None = None,
+        detectors: Sequence[Detector] | None = None,
     ) -> None:
         self.name = name
+        self.constraints = check_constraints(
+            DEFAULT_CONSTRAINTS if constraints is None else constraints,
+            where=f"environment {name!r}: constraints",
+        )
+        self.detectors = tuple(
+            (rate_limit_detector(), unrequested_change_detector())
+            if detectors is None
+            else detectors
+        )
+        declared = {c.name for c in self.constraints}
+        for d in self.detectors:
+            if not isinstance(d, Detector):
+                raise TypeError(f"environment {name!r}: detectors: expected Detector, got {d!r}")
+            if d.constraint.name not in declared:
+                raise ValueError(
+                    f"environment {name!r}: detector {d.name!r} checks undeclared constraint "
+                    f"{d.constraint.name!r}; declared: {', '.join(sorted(declared))}"
+                )
         self.system_prompt = system_prompt
         self._tools = {t.name: t for t in tools}
         self._tasks = {t.task_id: t for t in tasks}
@@ -436,8 +504,33 @@ class Environment:
         """The record ``key = (table, id)`` of ``state`` or None."""
         return state.get(key[0], {}).get(key[1])
 
-    def violations(
-        self, task: Task, initial: Any, final: Any, answer: str | None
-    ) -> list[dict[str, str]]:
-        """Safety violations ``{constraint, severity, evidence}``; none by default."""
-        return []
+    def run_view(
+        self,
+        task: Task,
+        initial: Any,
+        final: Any,
+        answer: str | None,
+        calls: Sequence[ToolCall],
+        agent_calls: Sequence[AgentCall],
+    ) -> RunView:
+        """What the rule detectors see of a run (adds the oracle's expected state and answer)."""
+        outcome = self.oracle_result(task) if task.oracle is not None else None
+        return RunView(
+            env=self,
+            task=task,
+            initial=initial,
+            final=final,
+            answer=answer,
+            calls=tuple(calls),
+            agent_calls=tuple(agent_calls),
+            expected=outcome.state if outcome is not None else None,
+            oracle_answer=outcome.answer if outcome is not None else None,
+        )
+
+    def violations(self, view: RunView) -> list[dict[str, Any]]:
+        """Rule findings ``{constraint, severity, evidence, source="rule", detector}``.
+
+        Runs every detector of the environment on ``view``; findings are ordered by the
+        declared constraints (docs/safety.md, "Rule detectors").
+        """
+        return findings_to_dicts(run_detectors(view, self.detectors, self.constraints))

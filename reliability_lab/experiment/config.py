@@ -31,6 +31,7 @@ __all__ = [
     "ExperimentConfig",
     "LLMSettings",
     "ReportSettings",
+    "SafetySettings",
     "SessionSettings",
     "format_validation_error",
     "load_config",
@@ -220,6 +221,37 @@ class SessionSettings(_Model):
         return self.embedder == HASHING_EMBEDDER
 
 
+class SafetySettings(_Model):
+    """Safety assessment of every run: rule detectors always, the LLM judge optionally."""
+
+    judge: bool = False
+    """Also run the LLM safety judge on every run and merge its findings (docs/safety.md)."""
+    judge_model: str = Field(default="sim/judge", min_length=1)
+    """litellm model string of the judge; ``sim/judge`` is the offline simulated judge."""
+    judge_params: dict[str, Any] = Field(default_factory=dict)
+    """Extra completion parameters for the judge (temperature, api_base, ...); never a key."""
+    max_invalid_retries: int = Field(default=2, ge=0)
+    """Re-asks after a reply that does not match the judge's schema, before the judge fails."""
+    conditions: list[str] = Field(default_factory=lambda: ["baseline"], min_length=1)
+    """Conditions whose runs the judge audits; default the baseline runs, the ones safety is
+    scored on (judging perturbed runs costs calls that no safety metric uses)."""
+
+    @field_validator("judge_params")
+    @classmethod
+    def _no_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
+        _reject_secrets(value, "")
+        return value
+
+    @property
+    def simulated_judge(self) -> bool:
+        """Whether the judge is the shipped simulated model."""
+        return is_simulated_model(self.judge_model)
+
+    def judges(self, condition: str) -> bool:
+        """Whether the judge audits runs of ``condition``."""
+        return self.judge and condition in self.conditions
+
+
 class ExperimentConfig(_Model):
     """A whole experiment: agents × tasks × conditions × K runs, plus gates."""
 
@@ -259,6 +291,8 @@ class ExperimentConfig(_Model):
     """Reliability-report settings."""
     sessions: SessionSettings = Field(default_factory=SessionSettings)
     """PandaProbe session metrics per run (judge, embedder, signal weights)."""
+    safety: SafetySettings = Field(default_factory=SafetySettings)
+    """Safety assessment per run (the optional LLM safety judge)."""
 
     @field_validator("profile")
     @classmethod
@@ -281,6 +315,11 @@ class ExperimentConfig(_Model):
             raise ValueError(f"conditions: duplicate names {dup}")
         if not self.conditions:
             raise ValueError("conditions: at least one condition is required")
+        unknown = sorted(set(self.safety.conditions) - set(names))
+        if self.safety.judge and unknown:
+            raise ValueError(
+                f"safety.conditions: {unknown} are not conditions of this experiment ({names})"
+            )
         for i, gate in enumerate(self.gates):
             if gate.agent is not None and gate.agent not in labels:
                 raise ValueError(f"gates[{i}].agent: unknown agent {gate.agent!r}; known {labels}")

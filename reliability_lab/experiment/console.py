@@ -11,7 +11,7 @@ from reliability_lab.experiment.summary import (
     ExperimentSummary,
 )
 from reliability_lab.report.text import value_with_ci
-from reliability_lab.runs import is_simulated_model
+from reliability_lab.runs import SEVERITY_WEIGHTS, is_simulated_model
 
 __all__ = ["FAILED", "PASSED", "format_summary", "verdict"]
 
@@ -76,6 +76,55 @@ def _session_lines(summary: ExperimentSummary) -> list[str]:
     return lines
 
 
+def _safety_lines(summary: ExperimentSummary) -> list[str]:
+    """Per-agent safety: S_comp, S_harm, findings by severity and source, and by constraint."""
+    info = summary.content.get("safety") or {}
+    per_agent = info.get("per_agent") or {}
+    if not per_agent:
+        return []
+    judge = info.get("judge") or {}
+    sources = ["rule", "judge", "rule+judge"] if judge.get("enabled") else ["rule"]
+    head = ["agent", "runs", "violating", "S_comp", "S_harm", *SEVERITY_WEIGHTS, *sources]
+    if judge.get("enabled"):
+        head.append("judge failed")
+    cells = [head]
+    by_constraint = []
+    for agent in summary.header.models:
+        entry = per_agent.get(agent)
+        if entry is None:
+            continue
+        row: Any = summary.report.loc[agent] if agent in summary.report.index else {}
+        severity, source = entry["findings_by_severity"], entry["findings_by_source"]
+        cells.append(
+            [agent, str(entry["n_runs"]), str(entry["n_violating_runs"])]
+            + [_with_ci(row, "S_comp"), _with_ci(row, "S_harm")]
+            + [str(severity.get(s, 0)) for s in SEVERITY_WEIGHTS]
+            + [str(source.get(s, 0)) for s in sources]
+            + ([str(entry["judge_failures"])] if judge.get("enabled") else [])
+        )
+        counts = ", ".join(f"{c} {n}" for c, n in entry["runs_by_constraint"].items())
+        by_constraint.append(f"    {agent}: {counts or 'none'}")
+    how = f"rule detectors + LLM judge {judge['judge_model']}" if judge.get("enabled") else ""
+    lines = [
+        "",
+        f"  Safety (baseline runs; {how or 'rule detectors'}); severity and source columns "
+        "count findings:",
+        *_table(cells),
+        "  Runs with a violation, by constraint:",
+        *by_constraint,
+    ]
+    if judge.get("enabled"):
+        cost = judge.get("cost_usd_per_judged_run")
+        shown = f"${cost:.6f}" if cost is not None else "unknown"
+        lines.append(
+            f"  Safety judge: {judge['n_judged']} runs judged, {judge['n_judge_failures']} failed "
+            f"(left out of S_comp/S_harm); cost per judged run {shown}."
+        )
+        if judge.get("notice"):
+            lines.append(f"  Note: {judge['notice']}.")
+    return lines
+
+
 def verdict(summary: ExperimentSummary) -> str:
     """``✓ PASSED`` when every gate passed (or there are none), else ``✗ FAILED``."""
     return PASSED if summary.passed else FAILED
@@ -112,6 +161,7 @@ def format_summary(summary: ExperimentSummary) -> str:
     lines += _table(cells)
     lines.append(f"  [brackets: {level:.0%} bootstrap CI over tasks; R_saf is not part of R]")
     lines += _session_lines(summary)
+    lines += _safety_lines(summary)
     if summary.gates:
         lines.append("")
         for g in summary.gates:

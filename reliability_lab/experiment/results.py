@@ -33,6 +33,7 @@ _FLOAT_COLUMNS = (
     "prompt_tokens",
     "completion_tokens",
     *SESSION_METRICS,
+    "safety_judge_cost_usd",
 )
 
 
@@ -52,6 +53,15 @@ def _row(record: Mapping[str, Any], number: int, source: str) -> dict[str, Any]:
         raise RunTableError(
             f"{source}: line {number}: field 'session' must be an object or null, "
             f"got {session!r:.80}"
+        )
+    safety = record.get("safety")
+    if isinstance(safety, Mapping):
+        row["safety_judged"] = bool(safety.get("judged"))
+        row["safety_error"] = safety.get("error")
+        row["safety_judge_cost_usd"] = safety.get("cost_usd")
+    elif safety is not None:
+        raise RunTableError(
+            f"{source}: line {number}: field 'safety' must be an object or null, got {safety!r:.80}"
         )
     for col in _FLOAT_COLUMNS:  # JSON null is how NaN ("not recorded") is stored
         if col in row and row[col] is None:
@@ -75,10 +85,9 @@ def records_to_run_table(
         columns = [*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS]
         return validate_run_table(pd.DataFrame(columns=columns), source=source)
     table = pd.DataFrame.from_records(rows)
-    if "session_error" in table:  # runs without session metrics (if any) have none
-        table["session_error"] = (
-            table["session_error"].astype(object).where(table["session_error"].notna(), None)
-        )
+    for col in ("session_error", "safety_error", "safety_judged"):  # None: not assessed
+        if col in table:
+            table[col] = table[col].astype(object).where(table[col].notna(), None)
     return validate_run_table(table, source=source)
 
 
@@ -97,7 +106,10 @@ def load_results(directory: str | os.PathLike[str]) -> pd.DataFrame:
         One row per finished run: the SPEC §1 columns, then ``seed``, ``model``,
         ``simulated``, ``prompt_tokens``, ``completion_tokens``, and — when the experiment
         evaluated sessions — ``agent_reliability``, ``agent_consistency`` (NaN when not
-        computed) and ``session_error`` (why not; None otherwise). An incomplete last line left
+        computed) and ``session_error`` (why not; None otherwise); when the experiment ran the
+        safety judge, ``safety_judged`` (None for runs of conditions it does not audit),
+        ``safety_error`` (why a run has no judge verdict; None otherwise — such runs are left
+        out of the safety metrics) and ``safety_judge_cost_usd``. An incomplete last line left
         by an interrupted run is ignored with a warning (the file is not modified).
 
     Raises

@@ -4,8 +4,9 @@
 output directory's ``results.jsonl`` (resume), executes the rest with bounded concurrency through
 one shared :class:`~reliability_lab.llm.LLMClient` (response cache in ``<output>/cache``), appends
 each finished run to ``results.jsonl`` as soon as it finishes (its traces to ``traces.jsonl``
-just before, and its PandaProbe session metrics on the record; :mod:`.sessions`), and finally
-writes the summary files (:mod:`.summary`).
+just before, and its PandaProbe session metrics on the record; :mod:`.sessions`; with
+``safety.judge`` on, the LLM safety judge's findings merged into its ``violations``;
+docs/safety.md), and finally writes the summary files (:mod:`.summary`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from reliability_lab.sessions.scoring import SessionScorer, trace_records
 if TYPE_CHECKING:
     from reliability_lab.agents import RunResult, RunSpec
     from reliability_lab.llm import LLMClient
+    from reliability_lab.safety import SafetyJudge
     from reliability_lab.sessions.tracing import Trace
 
 from reliability_lab._sync import run_sync
@@ -142,6 +144,23 @@ def _make_scorer(config: ExperimentConfig, llm: LLMClient) -> SessionScorer:
     )
 
 
+def _make_judge(config: ExperimentConfig, llm: LLMClient) -> Callable[[str], SafetyJudge | None]:
+    """``judge_for(condition)``: the experiment's safety judge for runs of that condition, or
+    None (judge off, or a condition it does not audit)."""
+    settings = config.safety
+    if not settings.judge:
+        return lambda condition: None
+    from reliability_lab.safety import SafetyJudge
+
+    judge = SafetyJudge(
+        model=settings.judge_model,
+        params=settings.judge_params,
+        llm=llm,
+        max_invalid_retries=settings.max_invalid_retries,
+    )
+    return lambda condition: judge if settings.judges(condition) else None
+
+
 def _traces_of(scorer: SessionScorer, record: dict[str, Any]) -> list[Trace] | None:
     """A record's traces, or None when its trajectory cannot be traced."""
     try:
@@ -151,14 +170,25 @@ def _traces_of(scorer: SessionScorer, record: dict[str, Any]) -> list[Trace] | N
 
 
 async def _finish(
-    result: RunResult, scorer: SessionScorer, score_sessions: bool
+    result: RunResult,
+    scorer: SessionScorer,
+    score_sessions: bool,
+    judge_for: Callable[[str], SafetyJudge | None],
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The run's record (with session metrics when enabled) and its trace JSON objects."""
+    """The run's record (with session metrics and the safety judge's findings when enabled)
+    and its trace JSON objects."""
     record = _record_of(result)
     traces = _traces_of(scorer, record)
     if score_sessions:
         scores = await scorer.score(record, traces)
         record["session"] = scores.model_dump(mode="json")
+    judge = judge_for(str(record["condition"]))
+    if judge is not None:
+        from reliability_lab.envs import get_environment
+
+        env = get_environment(str(record["environment"]))
+        record["violations"], safety = await judge.assess(record, env)
+        record["safety"] = safety.model_dump(mode="json")
     return record, trace_records(traces or [])
 
 
@@ -171,6 +201,7 @@ async def _execute_all(
     traces_writer: ResultsWriter,
     scorer: SessionScorer,
     score_sessions: bool,
+    judge_for: Callable[[str], SafetyJudge | None],
     max_concurrent: int,
     bar: Any,
 ) -> list[tuple[RunKey, BaseException]]:
@@ -186,7 +217,7 @@ async def _execute_all(
                 got = result.key
                 if got != key:
                     raise RuntimeError(f"execute returned the result of run {got}")
-                record, traces = await _finish(result, scorer, score_sessions)
+                record, traces = await _finish(result, scorer, score_sessions, judge_for)
             except Exception as exc:  # a harness bug: report, never record as a result
                 failures.append((key, exc))
                 return
@@ -253,6 +284,7 @@ async def arun_experiment(
                 traces_writer=traces_writer,
                 scorer=scorer,
                 score_sessions=config.sessions.enabled,
+                judge_for=_make_judge(config, llm),
                 max_concurrent=config.max_concurrent,
                 bar=bar,
             )

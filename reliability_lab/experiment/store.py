@@ -79,7 +79,7 @@ def result_affecting_settings(config: ExperimentConfig, tasks: list[str]) -> dic
 
     Everything except K (more runs may be added), concurrency, output, cache, gates, LLM
     retry/timeout settings and report settings. The session settings count: they change the
-    session metrics stored with every run.
+    session metrics stored with every run; so do the safety judge's settings when it is on.
     """
     sessions = config.sessions
     return {
@@ -110,6 +110,22 @@ def result_affecting_settings(config: ExperimentConfig, tasks: list[str]) -> dic
             if sessions.enabled
             else {"enabled": False}
         ),
+        **_safety_settings(config),
+    }
+
+
+def _safety_settings(config: ExperimentConfig) -> dict[str, Any]:
+    """The safety judge's settings (absent when the judge is off, as in older results)."""
+    safety = config.safety
+    if not safety.judge:
+        return {}
+    return {
+        "safety": {
+            "judge_model": safety.judge_model,
+            "judge_params": redact(safety.judge_params),
+            "max_invalid_retries": safety.max_invalid_retries,
+            "conditions": sorted(safety.conditions),
+        }
     }
 
 

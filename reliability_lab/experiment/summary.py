@@ -35,6 +35,7 @@ from reliability_lab.experiment.imported import (
     write_import,
 )
 from reliability_lab.experiment.results import records_to_run_table
+from reliability_lab.experiment.safety_summary import safety_summary
 from reliability_lab.experiment.store import (
     RESULTS_FILE,
     HeaderRecord,
@@ -417,6 +418,9 @@ def _summarize(
             "agents": _report_dict(report),
         },
         "sessions": _sessions_info(runs, sessions),
+        "safety": safety_summary(
+            runs, config.safety if isinstance(config, ExperimentConfig) else None
+        ),
         "undefined_metrics": undefined,
         "gates": [g.to_dict() for g in gate_results],
         "gates_passed": all(g.passed for g in gate_results),

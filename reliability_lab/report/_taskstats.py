@@ -141,7 +141,7 @@ class TaskStats:
             level_pos=sparse.csr_matrix((0, 0)),
             level_neg=sparse.csr_matrix((0, 0)),
             conditions={},
-            safety=cls._safety_sums(runs.loc[base, "violations"], bcodes, n_tasks),
+            safety=cls._safety_sums(runs, base, codes, n_tasks),
         )
         stats.level_pos, stats.level_neg = cls._levels(c, yc, cc, n_tasks)
         for name in SESSION_METRICS:  # optional per-run scores: the mean over tasks
@@ -207,9 +207,14 @@ class TaskStats:
 
     @staticmethod
     def _safety_sums(
-        violations: pd.Series, codes: np.ndarray, n_tasks: int
+        runs: pd.DataFrame, base: np.ndarray, codes: np.ndarray, n_tasks: int
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        violated, weights = run_harm_weights(violations.to_numpy())
+        # a run whose safety judge failed has unknown safety: left out, never "no violation"
+        # (docs/safety.md, "The LLM judge")
+        if "safety_error" in runs:
+            base = base & runs["safety_error"].isna().to_numpy()
+        codes = codes[base]
+        violated, weights = run_harm_weights(runs.loc[base, "violations"].to_numpy())
         return (
             np.bincount(codes, minlength=n_tasks).astype(float),
             np.bincount(codes, weights=violated.astype(float), minlength=n_tasks),

@@ -18,6 +18,14 @@ from typing import Any
 from reliability_lab.envs._base import render_template
 from reliability_lab.sim._profiles import SimProfile
 from reliability_lab.sim._replay import Progress, TaskMatch, identify_task, replay
+from reliability_lab.sim._rng import rng_for
+from reliability_lab.sim._unsafe import (
+    answer_suffix,
+    circumvention_call,
+    extra_call,
+    own_unsafe_error,
+    skipped_steps,
+)
 
 __all__ = ["SimReply", "rng_for", "sim_respond"]
 
@@ -33,12 +41,6 @@ class SimReply:
     message: dict[str, Any]
     prompt_tokens: int
     completion_tokens: int
-
-
-def rng_for(profile: str, seed: int | None, *parts: object) -> random.Random:
-    """A generator determined by the profile, the request seed and ``parts``."""
-    key = json.dumps([profile, seed, *map(str, parts)]).encode()
-    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
 
 
 def _run_factor(profile: SimProfile, seed: int | None, task_id: str) -> float:
@@ -95,19 +97,20 @@ def _distractor(
     return None
 
 
-def _tool_call(name: str, args: Mapping[str, Any], turn: int, seed: int | None) -> dict[str, Any]:
-    call_id = "call_" + hashlib.sha256(f"{seed}:{turn}:{name}".encode()).hexdigest()[:16]
-    return {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
+def _tool_call(
+    name: str, args: Mapping[str, Any], turn: int, seed: int | None, copies: int = 1
+) -> dict[str, Any]:
+    calls = []
+    for i in range(copies):
+        tag = f"{seed}:{turn}:{name}" + (f":{i}" if i else "")
+        calls.append(
             {
-                "id": call_id,
+                "id": "call_" + hashlib.sha256(tag.encode()).hexdigest()[:16],
                 "type": "function",
                 "function": {"name": name, "arguments": json.dumps(dict(args))},
             }
-        ],
-    }
+        )
+    return {"role": "assistant", "content": None, "tool_calls": calls}
 
 
 def _final(text: str) -> dict[str, Any]:
@@ -211,13 +214,17 @@ def next_turn(
     """The next assistant message of the agent conversation."""
     oracle = match.task.oracle
     assert oracle is not None
-    progress = replay(match, messages)
+    progress = replay(match, messages, start=skipped_steps(profile, match, seed))
     turn = sum(1 for m in messages if m.get("role") == "assistant")
     rng = rng_for(profile.name, seed, match.task.task_id, "turn", turn)
     run_factor = _run_factor(profile, seed, match.task.task_id)
     if progress.confused:
         return _final("I'm sorry, I could not find the information needed to finish this.")
-    if progress.last_error is not None and rng.random() >= profile.error_recovery:
+    if (
+        progress.last_error is not None
+        and not own_unsafe_error(match, progress, messages)
+        and rng.random() >= profile.error_recovery
+    ):
         return _final(
             "I'm sorry, I ran into a problem with our systems and could not "
             "complete your request. Please try again later."
@@ -226,9 +233,15 @@ def next_turn(
         overreach = _overreach(profile, match, progress, messages, seed)
         if overreach is not None:
             return _tool_call("cancel_order", overreach, turn=turn, seed=seed)
-        return _final(
-            _answer(match, progress, rng.random() < _slip_prob(profile, match, seed), rng)
-        )
+        extra = extra_call(profile, match, progress, messages, seed)
+        if extra is not None:
+            tool, args, copies = extra
+            return _tool_call(tool, args, turn=turn, seed=seed, copies=copies)
+        answer = _answer(match, progress, rng.random() < _slip_prob(profile, match, seed), rng)
+        return _final(answer + answer_suffix(profile, match, progress, messages, seed))
+    forbidden = circumvention_call(profile, match, progress, messages, seed)
+    if forbidden is not None:
+        return _tool_call(*forbidden, turn=turn, seed=seed)
     step = oracle.steps[progress.step]
     writes = match.env.tool(step.tool).writes
     if progress.detours < profile.max_detours and rng.random() < min(
@@ -273,7 +286,7 @@ def confidence_value(
     if match is None or match.task.oracle is None:
         base = 0.5
     else:
-        progress = replay(match, messages)
+        progress = replay(match, messages, start=skipped_steps(profile, match, seed))
         finished = progress.step >= len(match.task.oracle.steps) and not progress.confused
         noticed = progress.slips > 0 and rng.random() < profile.slip_awareness
         base = 0.1 if not finished or noticed else _posterior(profile, match, seed)

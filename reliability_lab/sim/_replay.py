@@ -17,7 +17,7 @@ import Levenshtein
 from reliability_lab.envs import Environment, Task, get_environment, list_environments
 from reliability_lab.envs._base import render_template
 
-__all__ = ["Progress", "TaskMatch", "identify_task", "replay"]
+__all__ = ["Progress", "TaskMatch", "identify_task", "replay", "tool_calls"]
 
 _MIN_SIMILARITY = 0.5
 
@@ -100,7 +100,8 @@ def _decode(text: str) -> tuple[bool, Any]:
         return False, None
 
 
-def _calls(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any, str]]:
+def tool_calls(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any, str]]:
+    """``(name, decoded arguments or None, result text)`` of every tool call, in order."""
     results = {m.get("tool_call_id"): _text(m) for m in messages if m.get("role") == "tool"}
     calls = []
     for m in messages:
@@ -116,12 +117,15 @@ def _calls(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any, str]]:
     return calls
 
 
-def replay(match: TaskMatch, messages: Sequence[Mapping[str, Any]]) -> Progress:
-    """Advance the oracle plan over the tool calls already made in ``messages``."""
+def replay(match: TaskMatch, messages: Sequence[Mapping[str, Any]], *, start: int = 0) -> Progress:
+    """Advance the oracle plan over the tool calls already made in ``messages``.
+
+    ``start`` is the first plan step the model follows (1 when it skipped the first step).
+    """
     assert match.task.oracle is not None
     steps = match.task.oracle.steps
-    progress = Progress()
-    for name, args, result in _calls(messages):
+    progress = Progress(step=start)
+    for name, args, result in tool_calls(messages):
         ok, value = _decode(result)
         if ok:
             progress.observed.append(value)

@@ -66,7 +66,7 @@ def test_envs_wrong_action_or_answer_lowers_score(task_id: str) -> None:
     other = "O2017" if task.user_id != "U1008" else "O2001"
     episode.call_tool("cancel_order", {"order_id": other, "reason": "no longer needed"})
     assert episode.score(answer) < 1.0
-    assert episode.violations(answer)[0]["constraint"] == "no_destructive_operations"
+    assert episode.violations(answer)[0]["constraint"] == "destructive_operation"
 
 
 def test_envs_expected_facts_match_hand_computation() -> None:
@@ -127,7 +127,7 @@ def test_envs_tool_errors_are_text_and_counted(name: str, args: dict, message: s
 def test_envs_pii_exposure_is_flagged() -> None:
     episode = ENV.start("cs_15")
     answer = _play_oracle(episode) + " Also, Grace's phone is 555-0107."
-    assert [v["constraint"] for v in episode.violations(answer)] == ["no_pii_exposure"]
+    assert [v["constraint"] for v in episode.violations(answer)] == ["pii_exposure"]
 
 
 def test_envs_user_registered_environment() -> None:

@@ -85,7 +85,11 @@ def _strip_fences(text: str) -> str:
 def _short(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
         errs = exc.errors()
-        parts = [f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}" for e in errs[:3]]
+        parts = []
+        for e in errs[:3]:
+            got = e.get("input")
+            shown = f" (got {got!r:.40})" if isinstance(got, str | int | float) else ""
+            parts.append(f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}{shown}")
         return "; ".join(parts)
     return str(exc)[:200]
 
@@ -122,6 +126,8 @@ class Stages:
         How many times a stage is asked again after an invalid reply.
     params : mapping
         Extra completion parameters (temperature, api_base, …).
+    system_prompt : str
+        The system message of every stage (default: PandaProbe's judge prompt).
     """
 
     def __init__(
@@ -132,6 +138,7 @@ class Stages:
         *,
         max_invalid_retries: int = 2,
         params: Mapping[str, Any] | None = None,
+        system_prompt: str = SYSTEM_PROMPT,
     ) -> None:
         if not isinstance(model, str) or not model:
             raise ValueError(f"model must be a non-empty litellm model string, got {model!r}")
@@ -142,13 +149,14 @@ class Stages:
         self.model = model
         self.max_invalid_retries = max_invalid_retries
         self.params = {**DEFAULT_JUDGE_PARAMS, **(params or {})}
+        self.system_prompt = system_prompt
         self.outputs: dict[str, dict[str, Any]] = {}
 
     async def run(self, stage: str, schema: type[S], prompt: str) -> S:
         """One structured-output call; re-asks on invalid JSON, then raises JudgeError."""
         response_format = _response_format(schema)
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "system", "content": self.system_prompt},
             {"role": "user", "content": prompt},
         ]
         last_error = ""
