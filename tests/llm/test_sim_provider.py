@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
-import litellm
+import pytest
 
-import reliability_lab
-import reliability_lab.llm  # noqa: F401  (registers the provider)
 from reliability_lab.envs import get_environment
+from reliability_lab.llm import register_sim_provider
+
+
+@pytest.fixture(scope="module")
+def litellm() -> Any:
+    """litellm with the ``sim`` provider registered (as code calling litellm itself does)."""
+    register_sim_provider()
+    import litellm as module
+
+    return module
 
 
 def _request(seed: int) -> dict:
@@ -26,7 +35,7 @@ def _request(seed: int) -> dict:
     }
 
 
-def test_llm_sim_via_litellm_acompletion_returns_tool_call() -> None:
+def test_llm_sim_via_litellm_acompletion_returns_tool_call(litellm: Any) -> None:
     response = asyncio.run(litellm.acompletion(**_request(3)))
     call = response.choices[0].message.tool_calls[0]
     assert call.function.name == "find_user_by_email"
@@ -38,7 +47,7 @@ def test_llm_sim_via_litellm_acompletion_returns_tool_call() -> None:
     )
 
 
-def test_llm_sim_sync_completion_matches_async() -> None:
+def test_llm_sim_sync_completion_matches_async(litellm: Any) -> None:
     sync = litellm.completion(**_request(5)).choices[0].message
     asyn = asyncio.run(litellm.acompletion(**_request(5))).choices[0].message
     assert sync.tool_calls[0].function.arguments == asyn.tool_calls[0].function.arguments
