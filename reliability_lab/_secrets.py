@@ -3,7 +3,7 @@
 Every place that checks or writes parameters uses this module (and nothing else): config
 validation (a secret in a config file is an error), ``RunSpec`` parameters, ``header.json`` and
 ``summary.json`` (redacted copies), the LLM response-cache key (secrets dropped) and LLM error
-messages (secrets replaced). The rules are documented in ``docs/experiments.md``, 'Secrets';
+messages (secrets replaced). The rules are documented in ``experiments/README.md``, 'Secrets';
 stdlib only, so importing it costs nothing.
 
 Rules
