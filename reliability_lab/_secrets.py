@@ -39,6 +39,7 @@ from urllib.parse import SplitResult, parse_qsl, urlsplit
 __all__ = [
     "ORDINARY_PARAMS",
     "REDACTED",
+    "SECRET_WORDS",
     "find_secret",
     "is_secret_name",
     "looks_like_secret",
@@ -81,7 +82,10 @@ _WORD_SPLIT = re.compile(r"[^a-z0-9]+")
 # not match (``sk-learn`` is not a key; ``sk-proj-abc123…`` is).
 _KEY_SHAPES = re.compile(
     r"\bsk-[A-Za-z0-9_\-]{8,}"
-    r"|\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=\-]{8,}"
+    # a credential after Bearer/Basic has a digit or symbol, or is too long for a word
+    # ("Basic information" is prose)
+    r"|\b(?:Bearer|Basic)\s+(?=[A-Za-z0-9._~+/=\-]{8,})"
+    r"(?:[A-Za-z]*[0-9._~+/=\-][A-Za-z0-9._~+/=\-]*|[A-Za-z]{20,})"
     r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"
     r"|\bgh[pousr]_[A-Za-z0-9]{20,}"
     r"|\bgithub_pat_[A-Za-z0-9_]{20,}"

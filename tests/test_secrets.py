@@ -102,6 +102,7 @@ SECRET_VALUES = [
     "sk-ant-api03-abcdefgh12",
     "my key is sk-abcdefghijkl, keep it",
     "Bearer abcdefgh12345",
+    "Bearer abcdefghijklmnopqrstuvwxyz",
     "Basic dXNlcjpwYXNzd29yZA==",
     "AKIAIOSFODNN7EXAMPLE",
     "ghp_" + "a1" * 18,
@@ -129,7 +130,10 @@ ORDINARY_VALUES = [
     "sk-learn",
     "sklearn",
     "Bearer",
+    "Bearer bonds are risky",
+    "Basic information about the task",
     "the key to success",
+    "task-specific",
     "user@example.com",
     "mailto:user@example.com",
     REDACTED,
@@ -271,3 +275,17 @@ def test_redact_text_removes_given_values_and_secret_environment_values(
     text = "failed with zz-very-private-value and opaque-123456 in eu-west-private-ish"
     out = redact_text(text, ["opaque-123456"])
     assert out == f"failed with {REDACTED} and {REDACTED} in eu-west-private-ish"
+
+
+def test_shipped_configs_have_nothing_to_redact() -> None:
+    """No false positive on real settings: the written copy of a config equals the config."""
+    from pathlib import Path
+
+    from reliability_lab.experiment.config import load_config
+
+    configs = sorted((Path(__file__).resolve().parents[1] / "experiments").glob("*.yaml"))
+    assert configs
+    for path in configs:
+        dumped = load_config(path).model_dump(mode="json")
+        assert redact(dumped) == dumped, path
+        assert find_secret(dumped) is None, path
