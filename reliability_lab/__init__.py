@@ -4,18 +4,14 @@ Consistency, predictability, robustness and safety metrics (Rabanser et al., "To
 Science of AI Agent Reliability"), PandaProbe's trace and session metrics, and an
 experiment runner that produces the run table (SPEC §1) every metric consumes.
 
-Importing the package does not import litellm or matplotlib; heavy parts load on first use.
+Importing the package does not import litellm or matplotlib and changes no process-wide
+setting; heavy parts load on first use (litellm on the first model call, see
+:mod:`reliability_lab.llm`).
 """
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
-
-# litellm fetches a remote price map on import unless told otherwise. Use the bundled one by
-# default so the toolkit works offline; opt out with RELIABILITY_LAB_REMOTE_COST_MAP=1.
-if os.environ.get("RELIABILITY_LAB_REMOTE_COST_MAP", "") not in ("1", "true", "True"):
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from reliability_lab._lazy import lazy_exports
 from reliability_lab.errors import ConfigError, RunTableError, UndefinedMetricWarning

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from reliability_lab.llm import is_secret_param
+from reliability_lab._secrets import find_secret
 from reliability_lab.runs import KEY_COLUMNS, RUN_TABLE_COLUMNS, RunKey, run_key
 from reliability_lab.safety._judge import SafetyRecord
 from reliability_lab.sessions.scoring import SessionScores
@@ -73,11 +73,11 @@ class RunSpec:
             raise ValueError(f"RunSpec.max_steps must be an int >= 1, got {self.max_steps!r}")
         if not 0.0 <= self.pass_threshold <= 1.0:
             raise ValueError(f"RunSpec.pass_threshold must be in [0, 1], got {self.pass_threshold}")
-        secret = [k for k in self.params if is_secret_param(k)]
-        if secret:
+        found = find_secret(self.params, "params")
+        if found is not None:
             raise ValueError(
-                f"RunSpec.params must not carry credentials ({', '.join(secret)}); set the "
-                "provider's API key in its environment variable instead"
+                f"RunSpec.{found}: params must not carry credentials; set the provider's API "
+                "key (and any credentialed endpoint) in its environment variables instead"
             )
 
     @property

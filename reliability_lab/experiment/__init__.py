@@ -9,27 +9,66 @@ runs, conditions, concurrency, a seed and gates. :func:`run_experiment` executes
 
 from __future__ import annotations
 
-from reliability_lab.experiment.conditions import list_conditions, register_condition
-from reliability_lab.experiment.config import (
-    AgentConfig,
-    ConditionConfig,
-    EnvironmentConfig,
-    ExperimentConfig,
-    load_config,
-    parse_config,
+from typing import TYPE_CHECKING
+
+from reliability_lab._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from reliability_lab.experiment.conditions import list_conditions, register_condition
+    from reliability_lab.experiment.config import (
+        AgentConfig,
+        ConditionConfig,
+        EnvironmentConfig,
+        ExperimentConfig,
+        load_config,
+        parse_config,
+    )
+    from reliability_lab.experiment.console import format_summary
+    from reliability_lab.experiment.gates import GateConfig, GateResult, evaluate_gates
+    from reliability_lab.experiment.plan import build_plan, resolve_tasks
+    from reliability_lab.experiment.results import load_results
+    from reliability_lab.experiment.runner import (
+        ExperimentError,
+        ExperimentOutcome,
+        arun_experiment,
+        run_experiment,
+    )
+    from reliability_lab.experiment.seeds import run_seed
+    from reliability_lab.experiment.summary import (
+        ExperimentSummary,
+        score_metrics,
+        summarize_directory,
+    )
+
+# Public names loaded on first use (importing a submodule such as ``.seeds`` stays cheap).
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "AgentConfig": "reliability_lab.experiment.config",
+        "ConditionConfig": "reliability_lab.experiment.config",
+        "EnvironmentConfig": "reliability_lab.experiment.config",
+        "ExperimentConfig": "reliability_lab.experiment.config",
+        "ExperimentError": "reliability_lab.experiment.runner",
+        "ExperimentOutcome": "reliability_lab.experiment.runner",
+        "ExperimentSummary": "reliability_lab.experiment.summary",
+        "GateConfig": "reliability_lab.experiment.gates",
+        "GateResult": "reliability_lab.experiment.gates",
+        "arun_experiment": "reliability_lab.experiment.runner",
+        "build_plan": "reliability_lab.experiment.plan",
+        "evaluate_gates": "reliability_lab.experiment.gates",
+        "format_summary": "reliability_lab.experiment.console",
+        "list_conditions": "reliability_lab.experiment.conditions",
+        "load_config": "reliability_lab.experiment.config",
+        "load_results": "reliability_lab.experiment.results",
+        "parse_config": "reliability_lab.experiment.config",
+        "register_condition": "reliability_lab.experiment.conditions",
+        "resolve_tasks": "reliability_lab.experiment.plan",
+        "run_experiment": "reliability_lab.experiment.runner",
+        "run_seed": "reliability_lab.experiment.seeds",
+        "score_metrics": "reliability_lab.experiment.summary",
+        "summarize_directory": "reliability_lab.experiment.summary",
+    },
 )
-from reliability_lab.experiment.console import format_summary
-from reliability_lab.experiment.gates import GateConfig, GateResult, evaluate_gates
-from reliability_lab.experiment.plan import build_plan, resolve_tasks
-from reliability_lab.experiment.results import load_results
-from reliability_lab.experiment.runner import (
-    ExperimentError,
-    ExperimentOutcome,
-    arun_experiment,
-    run_experiment,
-)
-from reliability_lab.experiment.seeds import run_seed
-from reliability_lab.experiment.summary import ExperimentSummary, score_metrics, summarize_directory
 
 __all__ = [
     "AgentConfig",

@@ -1,4 +1,4 @@
-"""NaN-safe JSON helpers and secret redaction shared by the result writers.
+"""NaN-safe JSON helpers shared by the result writers.
 
 JSON has no NaN or infinity; every file this package writes stores them as ``null`` (the
 run-table reader turns ``null`` back into NaN for numeric columns). Writes of whole files
@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,49 +18,10 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "REDACTED",
     "dumps",
-    "is_secret_key",
-    "looks_like_secret",
     "nan_safe",
-    "redact",
     "write_json_atomic",
 ]
-
-REDACTED = "<redacted>"
-
-# Parameter names that carry credentials. ``max_tokens`` is *not* a secret, so bare "token"
-# is not matched; only the credential-shaped compounds are.
-_SECRET_KEY = re.compile(
-    r"(^|[_-])(api[_-]?key|apikey|secret|password|passwd|authorization|auth|bearer|"
-    r"access[_-]?token|auth[_-]?token|refresh[_-]?token|session[_-]?token|credentials?)($|[_-])",
-    re.IGNORECASE,
-)
-# Values that look like provider keys or bearer credentials.
-_SECRET_VALUE = re.compile(
-    r"(\bsk-[A-Za-z0-9_\-]{6,}|\bBearer\s+\S{6,}|\b(?:xox[abp]|ghp|gho|AKIA)[A-Za-z0-9_\-]{8,})"
-)
-
-
-def is_secret_key(name: str) -> bool:
-    """Whether a mapping key names a credential (``api_key``, ``Authorization``, ...)."""
-    return bool(_SECRET_KEY.search(name))
-
-
-def looks_like_secret(value: str) -> bool:
-    """Whether a string looks like a provider key (``sk-...``) or a bearer credential."""
-    return bool(_SECRET_VALUE.search(value))
-
-
-def redact(obj: Any) -> Any:
-    """Copy of ``obj`` with credential-named keys and key-like strings as ``<redacted>``."""
-    if isinstance(obj, Mapping):
-        return {k: (REDACTED if is_secret_key(str(k)) else redact(v)) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [redact(v) for v in obj]
-    if isinstance(obj, str) and looks_like_secret(obj):
-        return _SECRET_VALUE.sub(REDACTED, obj)
-    return obj
 
 
 def nan_safe(obj: Any) -> Any:

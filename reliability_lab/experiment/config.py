@@ -15,8 +15,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from reliability_lab._secrets import find_secret, redact
 from reliability_lab.errors import ConfigError
-from reliability_lab.experiment._jsonio import is_secret_key, looks_like_secret, redact
 from reliability_lab.experiment.conditions import get_condition
 from reliability_lab.experiment.gates import GateConfig
 from reliability_lab.runs import is_simulated_model
@@ -45,22 +45,14 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def _reject_secrets(value: Any, path: str) -> None:
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            sub = f"{path}.{key}" if path else str(key)
-            if is_secret_key(str(key)):
-                raise ValueError(
-                    f"{sub!r} looks like a secret; secrets must not be written in config files "
-                    "(litellm reads provider keys from the environment, e.g. OPENAI_API_KEY)"
-                )
-            _reject_secrets(item, sub)
-    elif isinstance(value, list | tuple):
-        for i, item in enumerate(value):
-            _reject_secrets(item, f"{path}[{i}]")
-    elif isinstance(value, str) and looks_like_secret(value):
+def _reject_secrets(value: Any) -> None:
+    """Refuse credentials in a config file (reliability_lab._secrets decides what is one)."""
+    found = find_secret(value)
+    if found is not None:
         raise ValueError(
-            f"the value of {path!r} looks like an API key; keep keys in environment variables"
+            f"{found}, so it looks like a secret; secrets must not be written in config files "
+            "(keys and credentials go in environment variables, e.g. OPENAI_API_KEY, which "
+            "litellm reads)"
         )
 
 
@@ -86,7 +78,7 @@ class AgentConfig(_Model):
     @field_validator("params")
     @classmethod
     def _no_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
-        _reject_secrets(value, "")
+        _reject_secrets(value)
         return value
 
 
@@ -194,7 +186,7 @@ class SessionSettings(_Model):
     @field_validator("judge_params")
     @classmethod
     def _no_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
-        _reject_secrets(value, "")
+        _reject_secrets(value)
         return value
 
     @field_validator("signal_weights")

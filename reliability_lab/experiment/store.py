@@ -21,8 +21,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from reliability_lab._secrets import redact
 from reliability_lab.errors import ConfigError, RunTableError
-from reliability_lab.experiment._jsonio import dumps, redact, write_json_atomic
+from reliability_lab.experiment._jsonio import dumps, write_json_atomic
 from reliability_lab.experiment.config import ExperimentConfig
 from reliability_lab.runs import is_simulated_model
 

@@ -24,6 +24,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from reliability_lab._secrets import redact
 from reliability_lab.errors import RunTableError, UndefinedMetricWarning
 from reliability_lab.experiment._jsonio import dumps, write_json_atomic
 from reliability_lab.experiment.config import ExperimentConfig, SessionSettings
@@ -408,7 +409,7 @@ def _summarize(
         "simulated": header.simulated,
         **({"notice": SIMULATED_NOTICE} if header.simulated else {}),
         "profile": config.profile,
-        "config": header.config,
+        "config": redact(header.config),  # a hand-edited header must not leak either
         "metrics": metrics,
         "reliability": {
             "profile": config.profile,

@@ -1,30 +1,25 @@
 """The single litellm boundary: chat completions, embeddings, cost, retries and caching.
 
-Importing this package registers the simulated model as the litellm provider ``sim``
-(``sim/calibrated``, ``sim/inconsistent``, …; see :mod:`reliability_lab.sim`).
+Importing this package, or constructing an :class:`LLMClient`, does not import litellm: the
+first model call does (:mod:`reliability_lab.llm._litellm` imports and configures it then, and
+registers the simulated model as the litellm provider ``sim`` — ``sim/calibrated``,
+``sim/inconsistent``, …; see :mod:`reliability_lab.sim`). :func:`register_sim_provider` does
+the registration explicitly, for code that calls litellm itself.
 
-OpenAI chat calls whose request is the same either way take litellm's SDK-free HTTP handler:
-``EXPERIMENTAL_OPENAI_BASE_LLM_HTTP_HANDLER`` is set only while such a call of ours is in flight,
-never when the user has set it (:mod:`reliability_lab.llm._transport`;
-``LLMClient(openai_transport="sdk")`` opts out).
+Calls take litellm's default transport; nothing here changes process-wide settings per call.
+Secret handling (cache keys, error messages) follows :mod:`reliability_lab._secrets`.
 """
 
 from __future__ import annotations
 
 from reliability_lab.llm._client import Completion, LLMClient
 from reliability_lab.llm._errors import CATEGORIES, LLMCallError
-from reliability_lab.llm._secrets import is_secret_param, public_params, redact_secrets
-from reliability_lab.llm._sim_provider import register_sim_provider
+from reliability_lab.llm._litellm import register_sim_provider
 
 __all__ = [
     "CATEGORIES",
     "Completion",
     "LLMCallError",
     "LLMClient",
-    "is_secret_param",
-    "public_params",
-    "redact_secrets",
     "register_sim_provider",
 ]
-
-register_sim_provider()

@@ -1,8 +1,9 @@
 """On-disk response cache: one JSON file per request hash, written atomically.
 
-The key hashes the model, messages, tools, the non-secret parameters and ``cache_key_extra``
-(the run identity). Entries hold only the response (assistant message, cost, tokens, latency,
-attempts) — never a parameter, header or key.
+The key hashes the model, messages, tools, the parameters without credentials
+(:func:`reliability_lab._secrets.public_params`) and ``cache_key_extra`` (the run identity).
+Entries hold only the response (assistant message, cost, tokens, latency, attempts) — never a
+parameter, header or key.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from reliability_lab.llm._secrets import public_params
+from reliability_lab._secrets import public_params
 
 __all__ = ["ResponseCache", "cache_key"]
 

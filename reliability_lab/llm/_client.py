@@ -1,29 +1,25 @@
 """``LLMClient``: the single place that calls litellm (chat completions and embeddings).
 
-OpenAI chat calls take litellm's SDK-free HTTP handler when that sends the same request as the
-openai SDK (see :mod:`reliability_lab.llm._transport`): litellm selects it through the
-environment variable ``EXPERIMENTAL_OPENAI_BASE_LLM_HTTP_HANDLER``, which this module sets only
-while such a call of ours is in flight (and never when the user has set it). Pass
-``openai_transport="sdk"`` to keep the openai SDK.
+litellm is imported on the client's first call (:func:`reliability_lab.llm._litellm.load_litellm`),
+not when the client is constructed; every call takes litellm's own transport for the model.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import math
 import os
 import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
+from reliability_lab._secrets import secret_values
 from reliability_lab._sync import run_sync
 from reliability_lab.llm._cache import ResponseCache, cache_key
 from reliability_lab.llm._errors import RETRYABLE, LLMCallError, categorize
-from reliability_lab.llm._secrets import secret_values
-from reliability_lab.llm._transport import GATE, Mode, call_mode
+from reliability_lab.llm._litellm import load_litellm
 
 __all__ = ["Completion", "LLMClient"]
 
@@ -59,20 +55,6 @@ class Completion:
     latency_s: float
     attempts: int
     cached: bool
-
-
-def _litellm() -> Any:
-    import litellm
-
-    litellm.suppress_debug_info = True
-    logger = logging.getLogger("LiteLLM")
-    if logger.level == logging.NOTSET:
-        logger.setLevel(logging.ERROR)
-
-    from reliability_lab.llm._sim_provider import register_sim_provider
-
-    register_sim_provider()
-    return litellm
 
 
 def _message_dict(response: Any) -> dict[str, Any]:
@@ -141,9 +123,10 @@ class LLMClient:
         Per-attempt timeout passed to litellm.
     rng : random.Random, optional
         Source of the backoff jitter (seed it for reproducible timings).
-    openai_transport : {"auto", "sdk"}
-        ``auto``: OpenAI chat calls whose request is the same either way go through litellm's
-        SDK-free HTTP handler (about 1.5 ms less CPU per call); ``sdk``: always the openai SDK.
+
+    Notes
+    -----
+    Constructing a client does not import litellm; its first call does.
     """
 
     def __init__(
@@ -155,47 +138,22 @@ class LLMClient:
         backoff_max_s: float = 8.0,
         timeout_s: float = 60.0,
         rng: random.Random | None = None,
-        openai_transport: Literal["auto", "sdk"] = "auto",
     ) -> None:
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
         if backoff_base_s < 0 or backoff_max_s < 0 or timeout_s <= 0:
             raise ValueError("backoff_base_s and backoff_max_s must be >= 0 and timeout_s > 0")
-        if openai_transport not in ("auto", "sdk"):
-            raise ValueError(f"openai_transport must be 'auto' or 'sdk', got {openai_transport!r}")
         self.cache = ResponseCache(cache_dir) if cache_dir is not None else None
         self.max_retries = max_retries
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
         self.timeout_s = timeout_s
         self._rng = rng or random.Random()
-        self.openai_transport = openai_transport
-        self._litellm = _litellm()
-        self._providers: dict[tuple[str, Any, Any], str | None] = {}
 
     def backoff_delay(self, retry: int) -> float:
         """Delay before retry number ``retry`` (0-based), with jitter."""
         delay = min(self.backoff_max_s, self.backoff_base_s * 2.0**retry)
         return delay / 2 + self._rng.uniform(0, delay / 2)
-
-    def _provider(self, model: str, params: dict[str, Any]) -> str | None:
-        """litellm's provider for ``model`` (memoised; None when litellm cannot resolve it)."""
-        key = (model, params.get("custom_llm_provider"), params.get("api_base"))
-        if key not in self._providers:
-            try:
-                _, provider, _, _ = self._litellm.get_llm_provider(
-                    model=model, custom_llm_provider=key[1], api_base=key[2]
-                )
-            except Exception:  # litellm raises its own error for the call itself
-                provider = None
-            self._providers[key] = provider if isinstance(provider, str) else None
-        return self._providers[key]
-
-    def _mode(self, model: str, params: dict[str, Any]) -> Mode | None:
-        mode = call_mode(self._litellm, self._provider(model, params), params)
-        if mode == "direct" and self.openai_transport == "sdk":
-            return "sdk"
-        return mode
 
     async def _with_retries(
         self, call: Callable[[], Awaitable[T]], secrets: list[str]
@@ -259,21 +217,14 @@ class LLMClient:
                     int(hit["attempts"]),
                     cached=True,
                 )
-        litellm = self._litellm
+        litellm = load_litellm()
         kwargs: dict[str, Any] = {"drop_params": True, "timeout": self.timeout_s, **params}
         kwargs.setdefault("max_retries", 0)
         if tools:
             kwargs["tools"] = tools
 
-        mode = self._mode(model, params)
-
         async def call() -> tuple[dict[str, Any], Any]:
-            gated = await GATE.enter(mode) if mode is not None else False
-            try:
-                response = await litellm.acompletion(model=model, messages=messages, **kwargs)
-            finally:
-                if gated and mode is not None:
-                    GATE.exit(mode)
+            response = await litellm.acompletion(model=model, messages=messages, **kwargs)
             return _message_dict(response), response
 
         (message, response), latency, attempts = await self._with_retries(
@@ -303,7 +254,7 @@ class LLMClient:
 
     async def aembedding(self, *, model: str, texts: list[str], **params: Any) -> list[list[float]]:
         """Embed ``texts`` (one vector each, in order), with the same retries as completions."""
-        litellm = self._litellm
+        litellm = load_litellm()
         kwargs: dict[str, Any] = {"timeout": self.timeout_s, **params}
 
         async def call() -> list[list[float]]:

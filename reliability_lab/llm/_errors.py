@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from collections.abc import Iterable
 
-from reliability_lab.llm._secrets import redact_secrets
+from reliability_lab._secrets import redact_text
 
 __all__ = ["CATEGORIES", "RETRYABLE", "LLMCallError", "categorize"]
 
@@ -57,40 +58,46 @@ def _status(exc: BaseException) -> int | None:
 
 
 def _category_by_name(exc: BaseException) -> str | None:
-    import litellm
-
-    ordered: list[tuple[tuple[type[BaseException], ...], str]] = [
-        ((litellm.Timeout, asyncio.TimeoutError, TimeoutError), "timeout"),
-        ((litellm.RateLimitError,), "rate_limit"),
-        ((litellm.AuthenticationError, litellm.PermissionDeniedError), "auth"),
-        (
+    litellm = sys.modules.get("litellm")  # not loaded: the exception cannot be one of its own
+    if litellm is not None:
+        ordered: list[tuple[tuple[type[BaseException], ...], str]] = [
+            ((litellm.Timeout,), "timeout"),
+            ((litellm.RateLimitError,), "rate_limit"),
+            ((litellm.AuthenticationError, litellm.PermissionDeniedError), "auth"),
             (
-                litellm.ContextWindowExceededError,
-                litellm.BadRequestError,
-                litellm.NotFoundError,
-                litellm.UnprocessableEntityError,
-                litellm.UnsupportedParamsError,
-                litellm.ContentPolicyViolationError,
+                (
+                    litellm.ContextWindowExceededError,
+                    litellm.BadRequestError,
+                    litellm.NotFoundError,
+                    litellm.UnprocessableEntityError,
+                    litellm.UnsupportedParamsError,
+                    litellm.ContentPolicyViolationError,
+                ),
+                "bad_request",
             ),
-            "bad_request",
-        ),
-        (
             (
-                litellm.JSONSchemaValidationError,
-                litellm.APIResponseValidationError,
-                json.JSONDecodeError,
+                (litellm.JSONSchemaValidationError, litellm.APIResponseValidationError),
+                "bad_response",
             ),
-            "bad_response",
-        ),
-        (
-            (litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.BadGatewayError),
-            "server",
-        ),
-        ((litellm.APIConnectionError, ConnectionError), "connection"),
-    ]
-    for types, category in ordered:
-        if isinstance(exc, types):
-            return category
+            (
+                (
+                    litellm.InternalServerError,
+                    litellm.ServiceUnavailableError,
+                    litellm.BadGatewayError,
+                ),
+                "server",
+            ),
+            ((litellm.APIConnectionError,), "connection"),
+        ]
+        for types, category in ordered:
+            if isinstance(exc, types):
+                return category
+    if isinstance(exc, asyncio.TimeoutError | TimeoutError):
+        return "timeout"
+    if isinstance(exc, json.JSONDecodeError):
+        return "bad_response"
+    if isinstance(exc, ConnectionError):
+        return "connection"
     return None
 
 
@@ -172,7 +179,7 @@ def categorize(exc: BaseException, *, secrets: Iterable[str] = ()) -> LLMCallErr
     if isinstance(exc, LLMCallError):
         return exc
     code = _status(exc)
-    text = redact_secrets(f"{type(exc).__name__}: {exc}", secrets)
+    text = redact_text(f"{type(exc).__name__}: {exc}", secrets)
     category = _category_by_name(exc) or _category_by_status(code) or "connection"
     if category in ("server", "connection") and _looks_malformed(text):
         category = "bad_response"

@@ -4,6 +4,9 @@
 :func:`reliability_lab.sim.simulate`; prices come from each profile and go through litellm's
 cost tracking (``litellm.register_model``). Embeddings (``sim/<anything>``) are deterministic
 hashed bag-of-words vectors.
+
+Imported only by :func:`reliability_lab.llm.register_sim_provider` (in ``_litellm``), after
+litellm itself has been imported and configured there.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from litellm.types.utils import (
 
 from reliability_lab.sim import PROFILES, simulate
 
-__all__ = ["EMBEDDING_DIM", "SimProvider", "register_sim_provider"]
+__all__ = ["EMBEDDING_DIM", "SimProvider", "register"]
 
 EMBEDDING_DIM = 256
 _TOKEN = re.compile(r"\w+")
@@ -107,7 +110,7 @@ class SimProvider(CustomLLM):
 _HANDLER = SimProvider()
 
 
-def register_sim_provider() -> None:
+def register() -> None:
     """Register the ``sim`` provider and the profiles' prices with litellm (idempotent)."""
     if not any(item.get("provider") == "sim" for item in litellm.custom_provider_map):
         litellm.custom_provider_map.append({"provider": "sim", "custom_handler": _HANDLER})

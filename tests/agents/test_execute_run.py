@@ -92,6 +92,14 @@ def test_agents_max_steps_is_an_agent_failure() -> None:
 def test_agents_spec_rejects_credentials_and_bad_values() -> None:
     with pytest.raises(ValueError, match="api_key"):
         _spec("sim/perfect", params={"api_key": "sk-123"})
+    for params, where in [
+        ({"extra_headers": {"Authorization": "x"}}, r"params\.extra_headers\.Authorization"),
+        ({"api_base": "http://u:pw-secret@h/v1"}, r"params\.api_base"),
+    ]:
+        with pytest.raises(ValueError, match=where) as info:
+            _spec("sim/perfect", params=params)
+        assert "pw-secret" not in str(info.value)
+    _spec("sim/perfect", params={"max_tokens": 5, "extra_headers": {"X-Source": "lab"}})
     with pytest.raises(ValueError, match="run"):
         _spec("sim/perfect", run=-1)
 

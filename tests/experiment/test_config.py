@@ -105,14 +105,18 @@ def test_secrets_in_params_are_refused_without_echoing_them() -> None:
         {"api_key": secret},
         {"extra_headers": {"Authorization": f"Bearer {secret}"}},
         {"note": secret},
+        {"api_base": f"http://me:{secret}@localhost:4000/v1"},
+        {"api_base": f"https://example.com/v1?api-key={secret}"},
+        {"token": secret},
+        {"auth": secret},
     ):
         msg = _error({"name": "x", "agents": [{"label": "a", "model": "m", "params": params}]})
         assert "agents[0].params" in msg
         assert secret not in msg
-    # max_tokens is not a secret
-    parse_config(
-        {"name": "x", "agents": [{"label": "a", "model": "m", "params": {"max_tokens": 5}}]}
-    )
+    # ordinary parameters, and headers that carry no credential, are accepted
+    params = {"max_tokens": 5, "top_logprobs": 2, "extra_headers": {"X-Request-Source": "lab"}}
+    cfg = parse_config({"name": "x", "agents": [{"label": "a", "model": "m", "params": params}]})
+    assert cfg.agents[0].params == params
 
 
 def test_overrides_replace_top_level_fields() -> None:

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from reliability_lab._secrets import redact
 from reliability_lab.errors import ConfigError, RunTableError
-from reliability_lab.experiment._jsonio import dumps, redact
+from reliability_lab.experiment._jsonio import dumps
 from reliability_lab.experiment.config import parse_config
 from reliability_lab.experiment.store import (
     ResultsWriter,

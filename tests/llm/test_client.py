@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import math
 import socket
 from pathlib import Path
-from typing import Literal
 
 import pytest
 
-import reliability_lab  # noqa: F401  (sets the offline cost map before litellm loads)
-from reliability_lab.llm import LLMCallError, LLMClient, redact_secrets
+from reliability_lab.llm import LLMCallError, LLMClient
+from reliability_lab.llm._cache import cache_key
 from tests.fake_openai_server import chat_body
 
 MSGS = [{"role": "user", "content": "hi"}]
@@ -47,7 +45,6 @@ def test_llm_retryable_status_then_success(chat_server, code: int) -> None:
     assert out.attempts == 2 and len(server.requests) == 2
 
 
-@pytest.mark.parametrize("transport", ["auto", "sdk"])  # SDK-free handler / openai SDK
 @pytest.mark.parametrize(
     ("action", "category"),
     [
@@ -57,11 +54,11 @@ def test_llm_retryable_status_then_success(chat_server, code: int) -> None:
         (("ok", {"foo": 1}), "bad_response"),
     ],
 )
-def test_llm_retries_exhausted_are_categorised(chat_server, action, category, transport) -> None:
+def test_llm_retries_exhausted_are_categorised(chat_server, action, category) -> None:
     server, base = chat_server
     server.script = [action]
     with pytest.raises(LLMCallError) as info:
-        _call(_client(openai_transport=transport), base)
+        _call(_client(), base)
     assert info.value.category == category
     assert info.value.attempts == 3 == len(server.requests)  # 1 + max_retries
 
@@ -88,17 +85,47 @@ def test_llm_timeout_is_retried_then_categorised(chat_server) -> None:
     assert info.value.category == "timeout" and info.value.attempts == 2
 
 
-@pytest.mark.parametrize("transport", ["auto", "sdk"])
-def test_llm_connection_refused(transport: Literal["auto", "sdk"]) -> None:
+def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+        port: int = s.getsockname()[1]
+    return port
+
+
+def test_llm_connection_refused() -> None:
     with pytest.raises(LLMCallError) as info:
         _call(
-            LLMClient(max_retries=1, backoff_base_s=0.0, timeout_s=2.0, openai_transport=transport),
-            f"http://127.0.0.1:{port}/v1",
+            LLMClient(max_retries=1, backoff_base_s=0.0, timeout_s=2.0),
+            f"http://127.0.0.1:{_free_port()}/v1",
         )
     assert info.value.category == "connection" and info.value.attempts == 2
+
+
+def test_llm_error_never_shows_credentials_of_the_api_base() -> None:
+    password, token = "pw-0123456789abc", "qtok-0123456789abc"
+    base = f"http://alice:{password}@127.0.0.1:{_free_port()}/v1?api-key={token}"
+    with pytest.raises(LLMCallError) as info:
+        _call(LLMClient(max_retries=0, timeout_s=2.0), base)
+    assert info.value.category == "connection"
+    assert password not in str(info.value) and token not in str(info.value)
+    assert KEY not in str(info.value)
+
+
+def test_llm_cache_key_ignores_credentials_in_params() -> None:
+    def key(**params: object) -> str:
+        return cache_key("openai/m", MSGS, None, params, "run=0")
+
+    plain = key(api_base="http://h/v1", temperature=0.5)
+    assert plain == key(api_base="http://h/v1", temperature=0.5, api_key=KEY)
+    headed = key(api_base="http://h/v1", extra_headers={"X-Api-Key": KEY, "X-Source": "lab"})
+    assert headed == key(
+        api_base="http://h/v1", extra_headers={"X-Api-Key": "other", "X-Source": "lab"}
+    )
+    assert headed != key(api_base="http://h/v1", extra_headers={"X-Api-Key": KEY, "X-Source": "ci"})
+    assert plain != key(api_base="http://h/v1", temperature=0.6)
+    with_user = key(api_base="http://u:p1@h/v1?key=k1")
+    assert with_user == key(api_base="http://u:p2@h/v1?key=k2")
+    assert with_user != key(api_base="http://u:p1@other/v1?key=k1")  # the host still counts
 
 
 def test_llm_tool_calls_are_normalised(chat_server) -> None:
@@ -168,13 +195,6 @@ def test_llm_backoff_is_exponential_with_jitter() -> None:
         delays = [client.backoff_delay(retry) for _ in range(50)]
         assert all(full / 2 <= d <= full for d in delays)
         assert len(set(delays)) > 1
-
-
-def test_llm_redaction() -> None:
-    text = 'api_key="abcd1234efgh" Authorization: Bearer tok_9876543210 sk-proj-XYZ123456'
-    out = redact_secrets(text, ["abcd1234efgh"])
-    assert "abcd1234efgh" not in out and "tok_9876543210" not in out and "XYZ123456" not in out
-    assert json.dumps(out)
 
 
 def test_llm_sim_embeddings_are_deterministic_unit_vectors() -> None:

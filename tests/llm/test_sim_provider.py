@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
-import litellm
+import pytest
 
-import reliability_lab
-import reliability_lab.llm  # noqa: F401  (registers the provider)
 from reliability_lab.envs import get_environment
+from reliability_lab.llm import register_sim_provider
+
+
+@pytest.fixture(scope="module")
+def litellm() -> Any:
+    """litellm with the ``sim`` provider registered (as code calling litellm itself does)."""
+    register_sim_provider()
+    import litellm as module
+
+    return module
 
 
 def _request(seed: int) -> dict:
@@ -26,7 +35,7 @@ def _request(seed: int) -> dict:
     }
 
 
-def test_llm_sim_via_litellm_acompletion_returns_tool_call() -> None:
+def test_llm_sim_via_litellm_acompletion_returns_tool_call(litellm: Any) -> None:
     response = asyncio.run(litellm.acompletion(**_request(3)))
     call = response.choices[0].message.tool_calls[0]
     assert call.function.name == "find_user_by_email"
@@ -38,8 +47,24 @@ def test_llm_sim_via_litellm_acompletion_returns_tool_call() -> None:
     )
 
 
-def test_llm_sim_sync_completion_matches_async() -> None:
+def test_llm_sim_sync_completion_matches_async(litellm: Any) -> None:
     sync = litellm.completion(**_request(5)).choices[0].message
     asyn = asyncio.run(litellm.acompletion(**_request(5))).choices[0].message
     assert sync.tool_calls[0].function.arguments == asyn.tool_calls[0].function.arguments
     assert sync.tool_calls[0].id == asyn.tool_calls[0].id
+
+
+def test_llm_profile_added_after_the_first_call_is_priced(monkeypatch: pytest.MonkeyPatch) -> None:
+    from reliability_lab.llm import LLMClient
+    from reliability_lab.sim import PROFILES, SimProfile
+
+    llm = LLMClient()
+    messages = [{"role": "user", "content": "hi"}]
+    llm.completion(model="sim/calibrated", messages=messages)  # litellm loaded and set up
+    late = SimProfile(
+        "late-test", "added later", input_cost_per_token=1e-6, output_cost_per_token=3e-6
+    )
+    monkeypatch.setitem(PROFILES, late.name, late)
+    out = llm.completion(model="sim/late-test", messages=messages)
+    assert out.prompt_tokens > 0
+    assert out.cost_usd == pytest.approx(out.prompt_tokens * 1e-6 + out.completion_tokens * 3e-6)
