@@ -231,7 +231,7 @@ class SafetySettings(_Model):
     @field_validator("judge_params")
     @classmethod
     def _no_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
-        _reject_secrets(value, "")
+        _reject_secrets(value)
         return value
 
     @property
