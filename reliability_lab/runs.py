@@ -9,8 +9,10 @@ source, the column and the offending rows for anything it cannot accept.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,13 +30,18 @@ __all__ = [
     "RUN_TABLE_COLUMNS",
     "SEVERITY_WEIGHTS",
     "SIMULATED_PREFIX",
+    "FlatLists",
     "RunKey",
+    "ViolationProblem",
+    "action_problems",
+    "flatten_lists",
     "is_infrastructure_error",
     "is_simulated_model",
     "run_key",
     "run_table_from_records",
     "session_id",
     "validate_run_table",
+    "violation_weights",
 ]
 
 BASELINE = "baseline"
@@ -96,9 +103,36 @@ def _context(df: pd.DataFrame, mask: Any, column: str) -> pd.DataFrame:
     return df.loc[np.asarray(mask, dtype=bool), cols]
 
 
+def _is_exactly(values: np.ndarray, cls: type) -> np.ndarray:
+    """Mask of the entries whose type is exactly ``cls`` (one C-level pass, no Python call)."""
+    types = np.fromiter(map(type, values), dtype=object, count=len(values))
+    return np.asarray(np.equal(types, np.asarray(cls, dtype=object)), dtype=bool)
+
+
+def _not_str(values: np.ndarray) -> np.ndarray:
+    """Mask of the entries of an object array that are not ``str`` (vectorised).
+
+    ``infer_dtype`` answers the common all-str case in C; otherwise types are compared without
+    a Python call per entry, and only entries of another type are checked for str subclasses.
+    """
+    if len(values) == 0 or pd.api.types.infer_dtype(values, skipna=False) == "string":
+        return np.zeros(len(values), dtype=bool)
+    bad = ~_is_exactly(values, str)
+    idx = np.flatnonzero(bad)
+    bad[idx] = [not isinstance(v, str) for v in values[idx]]
+    return bad
+
+
+def _str_problems(values: pd.Series) -> np.ndarray:
+    """Rows of a column that do not hold a str (missing values included)."""
+    if isinstance(values.dtype, pd.StringDtype):
+        return np.asarray(values.isna(), dtype=bool)
+    return _not_str(values.to_numpy(dtype=object))
+
+
 def _check_str(df: pd.DataFrame, column: str, source: str, *, allow_empty: bool) -> None:
     values = df[column]
-    bad = ~values.map(lambda v: isinstance(v, str)).astype(bool)
+    bad = _str_problems(values)
     if bad.any():
         _fail(source, column, "expected str values", _context(df, bad, column))
     if not allow_empty:
@@ -121,10 +155,8 @@ def _check_success(df: pd.DataFrame, source: str) -> pd.Series:
     values = df["success"]
     if values.dtype == bool:
         return values
-    if values.dtype == object:
-        ok = values.map(lambda v: isinstance(v, bool | np.bool_)).astype(bool)
-        if ok.all():
-            return values.astype(bool)
+    if values.dtype == object and pd.api.types.infer_dtype(values, skipna=False) == "boolean":
+        return values.astype(bool)
     numeric = pd.to_numeric(values, errors="coerce")
     bad = ~numeric.isin([0, 1])
     if bad.any():
@@ -179,53 +211,138 @@ def _check_confidence(df: pd.DataFrame, source: str, conf: pd.Series) -> pd.Seri
     return src.astype(object)
 
 
+@dataclass(frozen=True)
+class FlatLists:
+    """An object column of per-run lists, flattened (see :func:`flatten_lists`)."""
+
+    is_list: np.ndarray
+    """Per run: whether the entry is a list, tuple or 1-D array."""
+    items: np.ndarray
+    """Every item of those entries, in order (object array)."""
+    run: np.ndarray
+    """Position (0 … n − 1) of the run each item belongs to."""
+    lengths: np.ndarray
+    """Per run: number of items (0 where ``is_list`` is false)."""
+
+    def runs_where(self, item_mask: np.ndarray) -> np.ndarray:
+        """Per-run mask: the run has at least one item where ``item_mask`` is true."""
+        rows = np.zeros(len(self.is_list), dtype=bool)
+        rows[self.run[item_mask]] = True
+        return rows
+
+
+def flatten_lists(values: Any) -> FlatLists:
+    """Flatten a sequence of per-run lists without a Python call per run.
+
+    Examples
+    --------
+    >>> flat = flatten_lists([["a", "b"], [], ("c",), "not a list"])
+    >>> flat.is_list.tolist(), flat.items.tolist(), flat.run.tolist()
+    ([True, True, True, False], ['a', 'b', 'c'], [0, 0, 2])
+    """
+    column = values.to_numpy(dtype=object) if isinstance(values, pd.Series) else values
+    arr = np.fromiter(column, dtype=object, count=len(column))
+    is_list = _is_exactly(arr, list)
+    other = np.flatnonzero(~is_list)
+    is_list[other] = [
+        isinstance(v, list | tuple) or (isinstance(v, np.ndarray) and v.ndim == 1)
+        for v in arr[other]
+    ]
+    lists = arr[is_list]
+    lengths = np.zeros(len(arr), dtype=np.int64)
+    lengths[is_list] = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    total = int(lengths.sum())
+    items = np.fromiter(itertools.chain.from_iterable(lists), dtype=object, count=total)
+    return FlatLists(is_list, items, np.repeat(np.arange(len(arr)), lengths), lengths)
+
+
+def action_problems(flat: FlatLists) -> tuple[np.ndarray, np.ndarray]:
+    """Per-run masks (missing action name, action name that is not a str) of flattened actions.
+
+    A missing name is ``None`` or NaN: an action the trajectory metrics could not compare.
+    """
+    not_str = _not_str(flat.items)
+    if not not_str.any():
+        return np.zeros(len(flat.is_list), dtype=bool), np.zeros(len(flat.is_list), dtype=bool)
+    missing = not_str & np.asarray(pd.isna(flat.items), dtype=bool)
+    return flat.runs_where(missing), flat.runs_where(not_str & ~missing)
+
+
+def _flat_column(df: pd.DataFrame, column: str, source: str, expected: str) -> FlatLists:
+    """The flattened list column; fails naming the rows whose entry is not a list."""
+    flat = flatten_lists(df[column])
+    if not flat.is_list.all():
+        _fail(source, column, f"expected {expected}", _context(df, ~flat.is_list, column))
+    return flat
+
+
 def _check_actions(df: pd.DataFrame, source: str) -> pd.Series:
-    values = df["actions"]
-    is_seq = values.map(lambda v: isinstance(v, list | tuple | np.ndarray)).astype(bool)
-    if not is_seq.all():
+    flat = _flat_column(df, "actions", source, "a list of action names")
+    missing, not_str = action_problems(flat)
+    if missing.any():
         _fail(
-            source, "actions", "expected a list of action names", _context(df, ~is_seq, "actions")
+            source,
+            "actions",
+            "missing action name (None or NaN); every action must be named by a str",
+            _context(df, missing, "actions"),
         )
-    flat = values.explode()
-    flat = flat[flat.notna()]
-    bad_items = ~flat.map(lambda v: isinstance(v, str)).astype(bool)
-    if bad_items.any():
-        rows = np.zeros(len(df), dtype=bool)
-        rows[df.index.get_indexer(flat.index[bad_items].unique())] = True
-        _fail(source, "actions", "every action must be a str", _context(df, rows, "actions"))
-    empty_item = values.map(lambda v: any(x is None for x in v)).astype(bool)
-    if empty_item.any():
-        _fail(source, "actions", "None is not an action name", _context(df, empty_item, "actions"))
-    return values.map(list)
+    if not_str.any():
+        _fail(source, "actions", "every action must be a str", _context(df, not_str, "actions"))
+    return _as_list_column(df["actions"])
 
 
-def _violation_problem(v: Any) -> str | None:
-    if not isinstance(v, list | tuple):
-        return "expected a list of violations"
-    for item in v:
+def _as_list_column(values: pd.Series) -> pd.Series:
+    """The column with every entry a ``list`` (tuples and arrays converted, lists kept)."""
+    arr = values.to_numpy(dtype=object).copy()
+    for i in np.flatnonzero(~_is_exactly(arr, list)):
+        arr[i] = list(arr[i])
+    return pd.Series(arr, index=values.index, dtype=object)
+
+
+#: What is wrong with one violation: the exception type a metric raises, and the message.
+ViolationProblem = tuple[type[Exception], str]
+
+
+def violation_weights(flat: FlatLists) -> tuple[np.ndarray, list[ViolationProblem | None]]:
+    """Severity weight of each flattened violation (NaN if invalid) and what is wrong with it.
+
+    A violation must be a dict with a ``constraint`` and a ``severity`` from
+    :data:`SEVERITY_WEIGHTS`; an unknown severity is an error, never a default weight.
+    """
+    weights = np.full(len(flat.items), np.nan)
+    problems: list[ViolationProblem | None] = [None] * len(flat.items)
+    for i, item in enumerate(flat.items):  # one step per violation, not per run
         if not isinstance(item, Mapping):
-            return f"violation {item!r} is not a dict"
-        if "severity" not in item or "constraint" not in item:
-            return f"violation {dict(item)!r} lacks 'constraint' or 'severity'"
-        if item["severity"] not in SEVERITY_WEIGHTS:
-            return f"unknown severity {item['severity']!r} (valid: {', '.join(SEVERITY_WEIGHTS)})"
-    return None
+            problems[i] = (TypeError, f"violation {item!r} is not a dict")
+        elif "severity" not in item or "constraint" not in item:
+            problems[i] = (ValueError, f"violation {dict(item)!r} lacks 'constraint' or 'severity'")
+        else:
+            severity = item["severity"]
+            weight = SEVERITY_WEIGHTS.get(severity) if isinstance(severity, str) else None
+            if weight is None:
+                valid = ", ".join(SEVERITY_WEIGHTS)
+                problems[i] = (ValueError, f"unknown severity {severity!r} (valid: {valid})")
+            else:
+                weights[i] = weight
+    return weights, problems
 
 
 def _check_violations(df: pd.DataFrame, source: str) -> pd.Series:
-    values = df["violations"]
-    problems = values.map(_violation_problem)
-    bad = problems.notna()
+    flat = _flat_column(df, "violations", source, "a list of violations")
+    weights, problems = violation_weights(flat)
+    bad = np.isnan(weights)
     if bad.any():
-        first = problems[bad].iloc[0]
-        _fail(source, "violations", str(first), _context(df, bad, "violations"))
-    return values.map(list)
+        _, first = problems[int(np.flatnonzero(bad)[0])] or (None, "invalid violation")
+        _fail(source, "violations", first, _context(df, flat.runs_where(bad), "violations"))
+    return _as_list_column(df["violations"])
 
 
 def _check_error(df: pd.DataFrame, source: str) -> pd.Series:
     values = df["error"].astype(object)
-    values = values.where(values.notna(), None)
-    bad = ~values.map(lambda v: v is None or isinstance(v, str)).astype(bool)
+    present = np.asarray(values.notna(), dtype=bool)
+    values = values.where(present, None)
+    bad = np.zeros(len(values), dtype=bool)
+    bad[present] = _not_str(values.to_numpy()[present])
     if bad.any():
         _fail(source, "error", "expected str or None", _context(df, bad, "error"))
     return values
@@ -377,8 +494,11 @@ def is_simulated_model(model: str) -> bool:
 
 def is_infrastructure_error(error: pd.Series) -> np.ndarray:
     """Boolean mask of runs whose ``error`` marks a provider/harness failure (SPEC §1)."""
-    text = error.astype(object).where(error.notna(), "")
-    return np.asarray(text.astype(str).str.startswith(INFRASTRUCTURE_PREFIX), dtype=bool)
+    values = error.to_numpy(dtype=object)
+    present = np.flatnonzero(np.asarray(pd.notna(values), dtype=bool))
+    mask = np.zeros(len(values), dtype=bool)
+    mask[present] = [str(v).startswith(INFRASTRUCTURE_PREFIX) for v in values[present]]
+    return mask
 
 
 def run_table_from_records(

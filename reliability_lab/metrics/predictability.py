@@ -50,7 +50,7 @@ def _inputs(confidence: Any, success: Any) -> tuple[np.ndarray, np.ndarray]:
 # ----------------------------------------------------------------------------- Brier
 
 
-def brier_score(confidence: Any, success: Any, /) -> float:
+def brier_score(confidence: Any, success: Any) -> float:
     """Brier score P_brier = 1 − mean((c − y)²), higher is better.
 
     A proper scoring rule capturing calibration and discrimination together; it is the
@@ -114,7 +114,7 @@ class ReliabilityCurve:
 
 
 def reliability_curve(
-    confidence: Any, success: Any, /, *, n_bins: int = 10, binning: str = "floor"
+    confidence: Any, success: Any, *, n_bins: int = 10, binning: str = "floor"
 ) -> ReliabilityCurve:
     """Per-bin mean confidence and accuracy for a reliability diagram, plus the ECE.
 
@@ -145,7 +145,7 @@ def reliability_curve(
 
 
 def calibration_score(
-    confidence: Any, success: Any, /, *, n_bins: int = 10, binning: str = "floor"
+    confidence: Any, success: Any, *, n_bins: int = 10, binning: str = "floor"
 ) -> float:
     """Calibration score P_cal = 1 − ECE with ``n_bins`` equal-width bins.
 
@@ -221,7 +221,7 @@ def rc_score_from_levels(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
     return np.where(np.abs(e_max) <= 1e-12, 1.0, score)
 
 
-def auroc_score(confidence: Any, success: Any, /) -> float:
+def auroc_score(confidence: Any, success: Any) -> float:
     """Discrimination P_auroc: P(conf of a success > conf of a failure), ties counting ½.
 
     Mann–Whitney formulation (concordant + ½·tied)/(n₊·n₋). 0.5 is chance, 1.0 perfect
@@ -255,7 +255,7 @@ class RiskCoverageCurve:
     e_aurc_max: float
 
 
-def risk_coverage_curve(confidence: Any, success: Any, /) -> RiskCoverageCurve:
+def risk_coverage_curve(confidence: Any, success: Any) -> RiskCoverageCurve:
     """Selective-prediction curve: error rate among the top-k most confident runs.
 
     ``coverage[k-1] = k/N``, ``risk[k-1]`` = expected error rate among the k most confident
@@ -289,7 +289,7 @@ def risk_coverage_curve(confidence: Any, success: Any, /) -> RiskCoverageCurve:
     )
 
 
-def risk_coverage_score(confidence: Any, success: Any, /) -> float:
+def risk_coverage_score(confidence: Any, success: Any) -> float:
     """Risk–coverage score P_rc = 1 − E-AURC / E-AURC_max, clipped to [0, 1].
 
     E-AURC = AURC − AURC* (observed minus oracle order); E-AURC_max = (1 − accuracy) − AURC*,

@@ -25,6 +25,7 @@ from reliability_lab.metrics._arrays import (
     check_same_length,
     nanmean_or_warn,
 )
+from reliability_lab.runs import flatten_lists
 
 __all__ = [
     "DISTRIBUTION_VARIANTS",
@@ -86,12 +87,11 @@ def _per_task_mean(values: np.ndarray, pairs: _Pairs, n_groups: int) -> np.ndarr
 
 def _distributions(actions: np.ndarray, lengths: np.ndarray) -> sparse.csr_matrix:
     """Row-normalised action-frequency matrix (runs × action vocabulary)."""
-    flat = pd.Series(actions, dtype=object).explode().to_numpy()
-    codes, vocab = pd.factorize(flat)
-    rows = np.repeat(np.arange(len(actions)), lengths)
+    flat = flatten_lists(actions)
+    codes, vocab = pd.factorize(flat.items)
     weights = 1.0 / np.repeat(lengths, lengths)
     shape = (len(actions), len(vocab))
-    return sparse.csr_matrix((weights, (rows, codes)), shape=shape)
+    return sparse.csr_matrix((weights, (flat.run, codes)), shape=shape)
 
 
 def _js_divergence_nats(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -164,7 +164,7 @@ def _prepare(actions: Any, task_id: Any, success: Any) -> tuple[np.ndarray, np.n
 
 
 def trajectory_distribution_consistency(
-    actions: Any, task_id: Any, success: Any, /, *, variant: str = "distance_base2"
+    actions: Any, task_id: Any, success: Any, *, variant: str = "distance_base2"
 ) -> float:
     """Trajectory distribution consistency C_traj_d: same *mix* of actions across runs?
 
@@ -193,7 +193,7 @@ def trajectory_distribution_consistency(
     return nanmean_or_warn(d, "C_traj_d", _WHY)
 
 
-def trajectory_sequence_consistency(actions: Any, task_id: Any, success: Any, /) -> float:
+def trajectory_sequence_consistency(actions: Any, task_id: Any, success: Any) -> float:
     """Trajectory sequence consistency C_traj_s: same *order* of actions across runs?
 
     For each task, every pair of successful runs with non-empty action lists scores

@@ -143,7 +143,7 @@ class PassHatKCurve:
     naive: np.ndarray
 
 
-def pass_hat_k_curve(success: Any, task_id: Any, /, *, max_k: int | None = None) -> PassHatKCurve:
+def pass_hat_k_curve(success: Any, task_id: Any, *, max_k: int | None = None) -> PassHatKCurve:
     """pass^k over k = 1 … ``max_k`` with the references it is usually compared to.
 
     How fast pass^k falls with k is the reliability story: if every task were equally hard,

@@ -400,3 +400,33 @@ def test_resource_consistency_against_reference_loop() -> None:
             scores.append(math.exp(-sum(cvs) / len(cvs)))
     got = resource_consistency(resources, tasks)
     assert got == pytest.approx(float(np.mean(scores)), abs=1e-12)
+
+
+@pytest.mark.parametrize("value", [0.1, 0.3, 0.7, 1 / 3])
+def test_confidence_consistency_identical_values_give_exactly_one(value: float) -> None:
+    # As for C_res: identical values have CV 0 exactly (float means like 0.1·3/3 used to leave a
+    # 1e-17 standard deviation and return 0.9999999999999998).
+    assert confidence_consistency([value] * 3, ["t"] * 3) == 1.0
+    assert confidence_consistency([value] * 7 + [0.5] * 2, ["t"] * 7 + ["u"] * 2) == 1.0
+
+
+# --- bad action names ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("missing", [None, math.nan])
+@pytest.mark.parametrize(
+    "metric", [trajectory_distribution_consistency, trajectory_sequence_consistency]
+)
+def test_trajectory_rejects_missing_action_names(metric: object, missing: object) -> None:
+    # None/NaN action names used to score silently (0.5) or crash with "negative axis 1 index".
+    with pytest.raises(TypeError, match=r"actions: missing action name .* run \[1\]"):
+        metric([["a", "b"], ["a", missing]], ["t", "t"], [1, 1])  # type: ignore[operator]
+
+
+def test_metric_inputs_by_keyword() -> None:
+    assert outcome_consistency(success=[1, 1], task_id=["t", "t"]) == 1.0
+    assert confidence_consistency(confidence=[0.5, 0.5], task_id=["t", "t"]) == 1.0
+    assert resource_consistency(resources={"cost_usd": [1, 1]}, task_id=["t", "t"]) == 1.0
+    kw = {"actions": [["a"], ["a"]], "task_id": ["t", "t"], "success": [1, 1]}
+    assert trajectory_distribution_consistency(**kw) == 1.0
+    assert trajectory_sequence_consistency(**kw) == 1.0
