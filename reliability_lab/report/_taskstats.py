@@ -34,34 +34,12 @@ from reliability_lab.metrics.robustness import robustness_from_accuracy
 from reliability_lab.metrics.safety import run_harm_weights, safety_from_counts
 from reliability_lab.metrics.trajectory import trajectory_per_task
 from reliability_lab.report.profiles import MetricProfile
+from reliability_lab.report.registry import METRIC_REGISTRY
 from reliability_lab.runs import BASELINE, PERTURBATION_CONDITIONS, RESOURCE_COLUMNS
 from reliability_lab.sessions.metrics import SESSION_METRICS
 
-__all__ = ["METRICS", "TaskStats"]
+__all__ = ["TaskStats"]
 
-#: Report metrics in column order.
-METRICS = (
-    "accuracy",
-    "C_out",
-    "C_traj_d",
-    "C_traj_s",
-    "C_conf",
-    "C_res",
-    "P_brier",
-    "P_cal",
-    "P_auroc",
-    "P_rc",
-    "R_fault",
-    "R_struct",
-    "R_prompt",
-    "S_comp",
-    "S_harm",
-    "R_saf",
-    "R_Con",
-    "R_Pred",
-    "R_Rob",
-    "R",
-)
 _PER_TASK = ("C_out", "C_traj_d", "C_traj_s", "C_conf", "C_res")
 _CELL_BUDGET = 4_000_000  # replicates × levels materialised at once
 
@@ -238,8 +216,9 @@ class TaskStats:
         traj = _nanmean_rows(out["C_traj_d"], out["C_traj_s"])
         out["R_Con"] = _nanmean_rows(out["C_out"], traj, out["C_res"])
         out["R_Pred"] = out["P_brier"]
-        out["R_Rob"] = _nanmean_rows(*(out[m] for m in PERTURBATION_CONDITIONS.values()))
-        out["R"] = _nanmean_rows(out["R_Con"], out["R_Pred"], out["R_Rob"])
+        out["R_Rob"] = _nanmean_rows(*(out[m] for m in METRIC_REGISTRY["R_Rob"].terms))
+        dimensions = np.vstack([out[m] for m in METRIC_REGISTRY["R"].terms])
+        out["R"] = dimensions.mean(axis=0)  # NaN unless every dimension is defined
         for name, per_task in self.session.items():
             out[name] = _weighted_mean_over_tasks(w, per_task)
         return out
