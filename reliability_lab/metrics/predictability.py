@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import digamma
 
 from reliability_lab.metrics._arrays import (
     as_confidence,
@@ -188,6 +187,8 @@ def auroc_from_levels(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
 
 def _harmonic(x: np.ndarray) -> np.ndarray:
     """H(x) = Σ_{i=1..x} 1/i for (possibly non-integer-typed) non-negative counts; H(0) = 0."""
+    from scipy.special import digamma  # scipy.special costs ~0.25 s to import: load on first use
+
     return digamma(np.asarray(x, dtype=float) + 1.0) + np.euler_gamma
 
 

@@ -9,12 +9,11 @@ Pairs are generated and scored vectorised across all tasks at once.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import Levenshtein
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from reliability_lab.metrics._arrays import (
     Groups,
@@ -26,6 +25,9 @@ from reliability_lab.metrics._arrays import (
     nanmean_or_warn,
 )
 from reliability_lab.runs import flatten_lists
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 __all__ = [
     "DISTRIBUTION_VARIANTS",
@@ -87,6 +89,8 @@ def _per_task_mean(values: np.ndarray, pairs: _Pairs, n_groups: int) -> np.ndarr
 
 def _distributions(actions: np.ndarray, lengths: np.ndarray) -> sparse.csr_matrix:
     """Row-normalised action-frequency matrix (runs × action vocabulary)."""
+    from scipy import sparse  # loaded on first use: scipy costs ~0.3 s to import
+
     flat = flatten_lists(actions)
     codes, vocab = pd.factorize(flat.items)
     weights = 1.0 / np.repeat(lengths, lengths)

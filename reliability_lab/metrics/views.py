@@ -37,7 +37,6 @@ __all__ = ["PassHatKCurve", "pass_hat_k_curve", "per_task_consistency"]
 def per_task_consistency(
     success: Any,
     task_id: Any,
-    /,
     *,
     actions: Any = None,
     resources: Mapping[str, Any] | None = None,

@@ -134,11 +134,18 @@ def _robustness() -> list[MetricInfo]:
     ]
 
 
+_SAFETY_NAMES = {
+    "compliance": "compliance: share of baseline runs without a violation",
+    "harm": "harm: 1 − mean severity weight of the violating runs",
+    "safety": "safety: 1 − (1 − S_comp)(1 − S_harm)",
+}
+
+
 def _safety() -> list[MetricInfo]:
     return [
         MetricInfo(
             symbol,
-            f"safety {field} over baseline runs",
+            _SAFETY_NAMES[field],
             "safety",
             safety.safety_scores,
             "no baseline runs",
@@ -388,24 +395,35 @@ def explain_undefined(symbol: str, values: Mapping[str, Any]) -> str:
     return f"{symbol} is undefined ({reason})"
 
 
+def _function_cell(m: MetricInfo) -> str:
+    if not callable(m.function):
+        return m.function
+    package = m.function.__module__.split(".")[1]  # metrics / sessions
+    cell = f"`{package}.{m.function.__name__}`"
+    return cell + (f" `.{m.field}`" if m.field else "")
+
+
 def metric_table_markdown() -> str:
     """The README's metric table, one row per metric (generated; a test keeps README in sync)."""
     rows = [
-        "| symbol | what it measures | computed by | variants (profile option) | in R "
-        "| undefined when |",
-        "|---|---|---|---|---|---|",
+        "| symbol | dimension | what it measures | computed by | variants (profile option) "
+        "| in R | undefined when |",
+        "|---|---|---|---|---|---|---|",
     ]
     for m in _REGISTRY:
-        function = f"`{m.function_name}`" if callable(m.function) else m.function_name
-        if m.field is not None:
-            function += f" `.{m.field}`"
         variants = (
             f"{', '.join(f'`{v}`' for v in m.variants.values)} (`{m.variants.profile_option}`)"
             if m.variants
             else ""
         )
-        in_r = "yes" if m.in_r else ""
-        rows.append(
-            f"| `{m.symbol}` | {m.name} | {function} | {variants} | {in_r} | {m.why_undefined} |"
-        )
+        cells = [
+            f"`{m.symbol}`",
+            m.dimension,
+            m.name,
+            _function_cell(m),
+            variants,
+            "yes" if m.in_r else "",
+            m.why_undefined,
+        ]
+        rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
