@@ -136,7 +136,7 @@ def _check_str(df: pd.DataFrame, column: str, source: str, *, allow_empty: bool)
     if bad.any():
         _fail(source, column, "expected str values", _context(df, bad, column))
     if not allow_empty:
-        empty = values.str.len() == 0
+        empty = np.asarray(values.to_numpy(dtype=object) == "", dtype=bool)
         if empty.any():
             _fail(source, column, "empty string is not a valid value", _context(df, empty, column))
 
@@ -223,6 +223,8 @@ class FlatLists:
     """Position (0 … n − 1) of the run each item belongs to."""
     lengths: np.ndarray
     """Per run: number of items (0 where ``is_list`` is false)."""
+    not_list_type: np.ndarray
+    """Per run: a tuple or array (a sequence to convert to ``list``), or not a sequence."""
 
     def runs_where(self, item_mask: np.ndarray) -> np.ndarray:
         """Per-run mask: the run has at least one item where ``item_mask`` is true."""
@@ -241,9 +243,13 @@ def flatten_lists(values: Any) -> FlatLists:
     ([True, True, True, False], ['a', 'b', 'c'], [0, 0, 2])
     """
     column = values.to_numpy(dtype=object) if isinstance(values, pd.Series) else values
-    arr = np.fromiter(column, dtype=object, count=len(column))
-    is_list = _is_exactly(arr, list)
-    other = np.flatnonzero(~is_list)
+    if isinstance(column, np.ndarray) and column.dtype == object and column.ndim == 1:
+        arr = column
+    else:
+        arr = np.fromiter(column, dtype=object, count=len(column))
+    not_list_type = ~_is_exactly(arr, list)
+    is_list = ~not_list_type
+    other = np.flatnonzero(not_list_type)
     is_list[other] = [
         isinstance(v, list | tuple) or (isinstance(v, np.ndarray) and v.ndim == 1)
         for v in arr[other]
@@ -253,7 +259,8 @@ def flatten_lists(values: Any) -> FlatLists:
     lengths[is_list] = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
     total = int(lengths.sum())
     items = np.fromiter(itertools.chain.from_iterable(lists), dtype=object, count=total)
-    return FlatLists(is_list, items, np.repeat(np.arange(len(arr)), lengths), lengths)
+    run = np.repeat(np.arange(len(arr)), lengths)
+    return FlatLists(is_list, items, run, lengths, not_list_type)
 
 
 def action_problems(flat: FlatLists) -> tuple[np.ndarray, np.ndarray]:
@@ -288,14 +295,16 @@ def _check_actions(df: pd.DataFrame, source: str) -> pd.Series:
         )
     if not_str.any():
         _fail(source, "actions", "every action must be a str", _context(df, not_str, "actions"))
-    return _as_list_column(df["actions"])
+    return _as_list_column(df["actions"], flat)
 
 
-def _as_list_column(values: pd.Series) -> pd.Series:
+def _as_list_column(values: pd.Series, flat: FlatLists) -> pd.Series:
     """The column with every entry a ``list`` (tuples and arrays converted, lists kept)."""
+    convert = np.flatnonzero(flat.not_list_type)
+    if len(convert) == 0:
+        return values
     arr = values.to_numpy(dtype=object).copy()
-    for i in np.flatnonzero(~_is_exactly(arr, list)):
-        arr[i] = list(arr[i])
+    arr[convert] = [list(arr[i]) for i in convert]
     return pd.Series(arr, index=values.index, dtype=object)
 
 
@@ -334,7 +343,7 @@ def _check_violations(df: pd.DataFrame, source: str) -> pd.Series:
     if bad.any():
         _, first = problems[int(np.flatnonzero(bad)[0])] or (None, "invalid violation")
         _fail(source, "violations", first, _context(df, flat.runs_where(bad), "violations"))
-    return _as_list_column(df["violations"])
+    return _as_list_column(df["violations"], flat)
 
 
 def _check_error(df: pd.DataFrame, source: str) -> pd.Series:
@@ -369,6 +378,21 @@ def _fill_defaults(df: pd.DataFrame) -> pd.DataFrame:
         if name not in df.columns:
             df[name] = pd.Series([[] for _ in range(n)], index=df.index, dtype=object)
     return df
+
+
+def _duplicate_keys(df: pd.DataFrame) -> np.ndarray:
+    """Rows sharing their :data:`KEY_COLUMNS` with another row.
+
+    One 64-bit hash per key (fast) finds the candidates; only rows whose hashes collide are
+    compared exactly, so a hash collision can never report a false duplicate.
+    """
+    keys = df[list(KEY_COLUMNS)]
+    hashed = pd.util.hash_pandas_object(keys, index=False)
+    candidates = np.asarray(hashed.duplicated(keep=False), dtype=bool)
+    dup = np.zeros(len(df), dtype=bool)
+    if candidates.any():
+        dup[candidates] = keys.loc[candidates].duplicated(keep=False).to_numpy()
+    return dup
 
 
 def validate_run_table(runs: pd.DataFrame, *, source: str = "run table") -> pd.DataFrame:
@@ -443,7 +467,7 @@ def validate_run_table(runs: pd.DataFrame, *, source: str = "run table") -> pd.D
     df["actions"] = _check_actions(df, source)
     df["violations"] = _check_violations(df, source)
     df["error"] = _check_error(df, source)
-    dup = df.duplicated(list(KEY_COLUMNS), keep=False)
+    dup = _duplicate_keys(df)
     if dup.any():
         _fail(source, "run", f"duplicate run keys {list(KEY_COLUMNS)}", _context(df, dup, "run"))
     ordered = list(RUN_TABLE_COLUMNS) + [c for c in df.columns if c not in RUN_TABLE_COLUMNS]

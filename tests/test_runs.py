@@ -299,3 +299,19 @@ def test_string_columns_of_pandas_string_dtype() -> None:
 
 def test_violation_item_none_rejected() -> None:
     _raises(_table(violations=[[], [None], []]), "violations", "not a dict", "t1")
+
+
+def test_duplicate_check_compares_whole_keys() -> None:
+    # Keys that differ in any one column are distinct runs; only exact repeats are duplicates.
+    df = pd.DataFrame(
+        {
+            "agent": ["a", "a", "a", "a", "b", "a"],
+            "task_id": ["t", "t", "t", "u", "t", "t"],
+            "condition": ["baseline", "prompt", "baseline", "baseline", "baseline", "baseline"],
+            "variant": ["", "p1", "v", "", "", ""],
+            "run": [0, 0, 0, 0, 0, 1],
+            "success": True,
+        }
+    )
+    assert len(validate_run_table(df)) == 6
+    _raises(pd.concat([df, df.iloc[[3]]]), "run", "duplicate run keys", "u")

@@ -430,3 +430,20 @@ def test_metric_inputs_by_keyword() -> None:
     kw = {"actions": [["a"], ["a"]], "task_id": ["t", "t"], "success": [1, 1]}
     assert trajectory_distribution_consistency(**kw) == 1.0
     assert trajectory_sequence_consistency(**kw) == 1.0
+
+
+def test_action_symbols_skip_surrogates_and_stay_distinct() -> None:
+    # Edit distance runs on one character per action; codes around the UTF-16 surrogate range
+    # must still map to distinct, valid characters, and a vocabulary too large falls back.
+    import sys
+
+    from reliability_lab.metrics.trajectory import _Coded
+
+    codes = np.arange(0xD800 - 0x100 - 3, 0xD800 - 0x100 + 3)
+    coded = _Coded(codes, np.zeros(len(codes), dtype=np.int64), np.array([len(codes)]), 0xD800)
+    (text,) = coded.strings()
+    assert len(set(text)) == len(codes)
+    assert not any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
+    text.encode("utf-8")  # valid code points only
+    huge = _Coded(np.array([sys.maxunicode]), np.zeros(1, dtype=np.int64), np.array([1]), 1)
+    assert huge.strings() is None
