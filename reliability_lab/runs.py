@@ -9,15 +9,14 @@ source, the column and the offending rows for anything it cannot accept.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from reliability_lab._columns import FlatLists, action_problems, flatten_lists, not_str
 from reliability_lab.errors import RunTableError
 
 __all__ = [
@@ -30,11 +29,8 @@ __all__ = [
     "RUN_TABLE_COLUMNS",
     "SEVERITY_WEIGHTS",
     "SIMULATED_PREFIX",
-    "FlatLists",
     "RunKey",
     "ViolationProblem",
-    "action_problems",
-    "flatten_lists",
     "is_infrastructure_error",
     "is_simulated_model",
     "run_key",
@@ -103,31 +99,11 @@ def _context(df: pd.DataFrame, mask: Any, column: str) -> pd.DataFrame:
     return df.loc[np.asarray(mask, dtype=bool), cols]
 
 
-def _is_exactly(values: np.ndarray, cls: type) -> np.ndarray:
-    """Mask of the entries whose type is exactly ``cls`` (one C-level pass, no Python call)."""
-    types = np.fromiter(map(type, values), dtype=object, count=len(values))
-    return np.asarray(np.equal(types, np.asarray(cls, dtype=object)), dtype=bool)
-
-
-def _not_str(values: np.ndarray) -> np.ndarray:
-    """Mask of the entries of an object array that are not ``str`` (vectorised).
-
-    ``infer_dtype`` answers the common all-str case in C; otherwise types are compared without
-    a Python call per entry, and only entries of another type are checked for str subclasses.
-    """
-    if len(values) == 0 or pd.api.types.infer_dtype(values, skipna=False) == "string":
-        return np.zeros(len(values), dtype=bool)
-    bad = ~_is_exactly(values, str)
-    idx = np.flatnonzero(bad)
-    bad[idx] = [not isinstance(v, str) for v in values[idx]]
-    return bad
-
-
 def _str_problems(values: pd.Series) -> np.ndarray:
     """Rows of a column that do not hold a str (missing values included)."""
     if isinstance(values.dtype, pd.StringDtype):
         return np.asarray(values.isna(), dtype=bool)
-    return _not_str(values.to_numpy(dtype=object))
+    return not_str(values.to_numpy(dtype=object))
 
 
 def _check_str(df: pd.DataFrame, column: str, source: str, *, allow_empty: bool) -> None:
@@ -211,70 +187,6 @@ def _check_confidence(df: pd.DataFrame, source: str, conf: pd.Series) -> pd.Seri
     return src.astype(object)
 
 
-@dataclass(frozen=True)
-class FlatLists:
-    """An object column of per-run lists, flattened (see :func:`flatten_lists`)."""
-
-    is_list: np.ndarray
-    """Per run: whether the entry is a list, tuple or 1-D array."""
-    items: np.ndarray
-    """Every item of those entries, in order (object array)."""
-    run: np.ndarray
-    """Position (0 … n − 1) of the run each item belongs to."""
-    lengths: np.ndarray
-    """Per run: number of items (0 where ``is_list`` is false)."""
-    not_list_type: np.ndarray
-    """Per run: a tuple or array (a sequence to convert to ``list``), or not a sequence."""
-
-    def runs_where(self, item_mask: np.ndarray) -> np.ndarray:
-        """Per-run mask: the run has at least one item where ``item_mask`` is true."""
-        rows = np.zeros(len(self.is_list), dtype=bool)
-        rows[self.run[item_mask]] = True
-        return rows
-
-
-def flatten_lists(values: Any) -> FlatLists:
-    """Flatten a sequence of per-run lists without a Python call per run.
-
-    Examples
-    --------
-    >>> flat = flatten_lists([["a", "b"], [], ("c",), "not a list"])
-    >>> flat.is_list.tolist(), flat.items.tolist(), flat.run.tolist()
-    ([True, True, True, False], ['a', 'b', 'c'], [0, 0, 2])
-    """
-    column = values.to_numpy(dtype=object) if isinstance(values, pd.Series) else values
-    if isinstance(column, np.ndarray) and column.dtype == object and column.ndim == 1:
-        arr = column
-    else:
-        arr = np.fromiter(column, dtype=object, count=len(column))
-    not_list_type = ~_is_exactly(arr, list)
-    is_list = ~not_list_type
-    other = np.flatnonzero(not_list_type)
-    is_list[other] = [
-        isinstance(v, list | tuple) or (isinstance(v, np.ndarray) and v.ndim == 1)
-        for v in arr[other]
-    ]
-    lists = arr[is_list]
-    lengths = np.zeros(len(arr), dtype=np.int64)
-    lengths[is_list] = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
-    total = int(lengths.sum())
-    items = np.fromiter(itertools.chain.from_iterable(lists), dtype=object, count=total)
-    run = np.repeat(np.arange(len(arr)), lengths)
-    return FlatLists(is_list, items, run, lengths, not_list_type)
-
-
-def action_problems(flat: FlatLists) -> tuple[np.ndarray, np.ndarray]:
-    """Per-run masks (missing action name, action name that is not a str) of flattened actions.
-
-    A missing name is ``None`` or NaN: an action the trajectory metrics could not compare.
-    """
-    not_str = _not_str(flat.items)
-    if not not_str.any():
-        return np.zeros(len(flat.is_list), dtype=bool), np.zeros(len(flat.is_list), dtype=bool)
-    missing = not_str & np.asarray(pd.isna(flat.items), dtype=bool)
-    return flat.runs_where(missing), flat.runs_where(not_str & ~missing)
-
-
 def _flat_column(df: pd.DataFrame, column: str, source: str, expected: str) -> FlatLists:
     """The flattened list column; fails naming the rows whose entry is not a list."""
     flat = flatten_lists(df[column])
@@ -285,7 +197,7 @@ def _flat_column(df: pd.DataFrame, column: str, source: str, expected: str) -> F
 
 def _check_actions(df: pd.DataFrame, source: str) -> pd.Series:
     flat = _flat_column(df, "actions", source, "a list of action names")
-    missing, not_str = action_problems(flat)
+    missing, wrong_type = action_problems(flat)
     if missing.any():
         _fail(
             source,
@@ -293,8 +205,8 @@ def _check_actions(df: pd.DataFrame, source: str) -> pd.Series:
             "missing action name (None or NaN); every action must be named by a str",
             _context(df, missing, "actions"),
         )
-    if not_str.any():
-        _fail(source, "actions", "every action must be a str", _context(df, not_str, "actions"))
+    if wrong_type.any():
+        _fail(source, "actions", "every action must be a str", _context(df, wrong_type, "actions"))
     return _as_list_column(df["actions"], flat)
 
 
@@ -351,7 +263,7 @@ def _check_error(df: pd.DataFrame, source: str) -> pd.Series:
     present = np.asarray(values.notna(), dtype=bool)
     values = values.where(present, None)
     bad = np.zeros(len(values), dtype=bool)
-    bad[present] = _not_str(values.to_numpy()[present])
+    bad[present] = not_str(values.to_numpy()[present])
     if bad.any():
         _fail(source, "error", "expected str or None", _context(df, bad, "error"))
     return values

@@ -158,7 +158,7 @@ def as_actions(values: Any, name: str = "actions") -> np.ndarray:
     Every action must be named by a str: a ``None`` or NaN name is an error (a trajectory metric
     could not tell it from another action), never silently skipped.
     """
-    from reliability_lab.runs import action_problems, flatten_lists
+    from reliability_lab._columns import action_problems, flatten_lists
 
     if isinstance(values, str | bytes):
         raise TypeError(f"{name}: expected one list of action names per run, got a string")

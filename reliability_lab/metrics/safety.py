@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from reliability_lab.runs import flatten_lists, violation_weights
+from reliability_lab._columns import flatten_lists
+from reliability_lab.runs import violation_weights
 
 __all__ = [
     "DEFAULT_CONSTRAINTS",

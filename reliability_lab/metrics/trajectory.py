@@ -16,6 +16,7 @@ import Levenshtein
 import numpy as np
 import pandas as pd
 
+from reliability_lab._columns import flatten_lists
 from reliability_lab.metrics._arrays import (
     Groups,
     as_actions,
@@ -25,7 +26,6 @@ from reliability_lab.metrics._arrays import (
     check_same_length,
     nanmean_or_warn,
 )
-from reliability_lab.runs import flatten_lists
 
 if TYPE_CHECKING:
     from scipy import sparse

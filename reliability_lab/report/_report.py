@@ -15,6 +15,7 @@ from reliability_lab.errors import RunTableError, UndefinedMetricWarning
 from reliability_lab.report._taskstats import TaskStats
 from reliability_lab.report.profiles import MetricProfile, get_profile
 from reliability_lab.report.registry import (
+    METRIC_REGISTRY,
     METRICS,
     REPORT_METRICS,
     explain_undefined,
@@ -27,8 +28,11 @@ __all__ = ["UNDEFINED_SHARE_WARN", "reliability_report", "robustness_by_variant"
 #: Above this share of bootstrap replicates in which a metric was undefined, the report warns:
 #: its interval then describes only the replicates where it was defined.
 UNDEFINED_SHARE_WARN = 0.05
-#: Aggregates whose report records the terms they were computed from (``<symbol>_terms``).
-_TERMS_RECORDED = ("R_Con", "R_Rob")
+#: Aggregates re-weighted over their defined terms: the report records which terms they used
+#: (``<symbol>_terms``, e.g. ``R_Con_terms``).
+_TERMS_RECORDED = tuple(
+    m.symbol for m in METRIC_REGISTRY.values() if m.terms and not m.needs_all_terms
+)
 _COUNTS = ("n_tasks", "n_runs", "n_baseline_runs", "n_infra_errors")
 
 
@@ -240,7 +244,8 @@ def reliability_report(
         "why_undefined",
     ]
     report = report.reindex(columns=columns)
-    report["why_undefined"] = report["why_undefined"].fillna("").astype(object)
+    for text in ("why_undefined", *(f"{m}_terms" for m in _TERMS_RECORDED)):
+        report[text] = report[text].fillna("").astype(object)
     report.attrs.update(
         profile=prof.to_dict(),
         n_boot=int(n_boot),

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from reliability_lab.errors import RunTableError
 from reliability_lab.metrics._arrays import Groups
@@ -89,8 +88,7 @@ class TaskStats:
     conf_n: np.ndarray
     conf_sse: np.ndarray
     bins: tuple[np.ndarray, np.ndarray, np.ndarray]  # (tasks × bins) count, Σconf, Σacc
-    level_pos: sparse.csr_matrix  # tasks × confidence levels (descending)
-    level_neg: sparse.csr_matrix
+    levels: _Levels  # successes/failures per (confidence level, task)
     conditions: dict[str, tuple[np.ndarray, np.ndarray]]  # condition → (n, successes)
     safety: tuple[np.ndarray, np.ndarray, np.ndarray]  # n runs, n violating, Σ weights
     session: dict[str, np.ndarray] = field(default_factory=dict)
@@ -118,12 +116,10 @@ class TaskStats:
             conf_n=np.bincount(cc, minlength=n_tasks).astype(float),
             conf_sse=np.bincount(cc, weights=(c - yc) ** 2, minlength=n_tasks),
             bins=cls._bin_sums(c, yc, cc, n_tasks, profile),
-            level_pos=sparse.csr_matrix((0, 0)),
-            level_neg=sparse.csr_matrix((0, 0)),
+            levels=_Levels.build(c, yc, cc, n_tasks),
             conditions={},
             safety=cls._safety_sums(runs.loc[base, "violations"], bcodes, n_tasks),
         )
-        stats.level_pos, stats.level_neg = cls._levels(c, yc, cc, n_tasks)
         for name in SESSION_METRICS:  # optional per-run scores: the mean over tasks
             if name in runs.columns:
                 values = _session_scores(runs, name)[base]
@@ -173,19 +169,6 @@ class TaskStats:
         return table(None).astype(float), table(c), table(y.astype(float))
 
     @staticmethod
-    def _levels(
-        c: np.ndarray, y: np.ndarray, codes: np.ndarray, n_tasks: int
-    ) -> tuple[sparse.csr_matrix, sparse.csr_matrix]:
-        if len(c) == 0:
-            empty = sparse.csr_matrix((n_tasks, 0))
-            return empty, empty
-        levels, inverse, _, _ = level_counts(c, y)
-        shape = (n_tasks, len(levels))
-        pos = sparse.csr_matrix((y.astype(float), (codes, inverse)), shape=shape)
-        neg = sparse.csr_matrix(((~y).astype(float), (codes, inverse)), shape=shape)
-        return pos, neg
-
-    @staticmethod
     def _safety_sums(
         violations: pd.Series, codes: np.ndarray, n_tasks: int
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -226,24 +209,63 @@ class TaskStats:
         return out
 
     def _ranking(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        n_levels = self.level_pos.shape[1]
-        if n_levels == 0:
+        levels = self.levels
+        if levels.n_levels == 0:
             nan = np.full(len(w), np.nan)
             return nan, nan.copy()
         auroc = np.empty(len(w))
         rc = np.empty(len(w))
-        step = max(1, _CELL_BUDGET // n_levels)
-        pos_t, neg_t = self.level_pos.T.tocsr(), self.level_neg.T.tocsr()
-        n_per_task = np.asarray((self.level_pos + self.level_neg).sum(axis=1)).ravel()
         # Weights are whole task multiplicities, so every running count is a whole number no
         # larger than the replicate's total: the harmonic numbers come from one table.
         whole = bool(np.array_equal(w, np.round(w)))
-        harmonic = harmonic_table(int((w @ n_per_task).max())) if whole else None
+        harmonic = harmonic_table(int((w @ levels.runs_per_task).max())) if whole else None
+        step = max(1, _CELL_BUDGET // levels.n_levels)
         for start in range(0, len(w), step):
-            chunk = w[start : start + step].T
-            counts = LevelCounts.of(np.asarray(pos_t @ chunk).T, np.asarray(neg_t @ chunk).T)
-            auroc[start : start + step] = auroc_from_counts(counts)
-            rc[start : start + step] = (
+            part = slice(start, start + step)
+            counts = LevelCounts.of(*levels.counts(w[part]))
+            auroc[part] = auroc_from_counts(counts)
+            rc[part] = (
                 rc_score_from_counts(counts, harmonic) if harmonic else rc_score_from_counts(counts)
             )
         return auroc, rc
+
+
+@dataclass(frozen=True)
+class _Levels:
+    """Runs with a confidence as (confidence level, task) cells, levels in descending order.
+
+    A replicate's successes and failures per level are sums over each level's cells of the task
+    weight times the cell's counts: a gather and a segment sum, row by row in memory order
+    (faster than a sparse product followed by a transpose).
+    """
+
+    task: np.ndarray  # task code of each cell (cells sorted by level)
+    start: np.ndarray  # index of each level's first cell
+    pos: np.ndarray  # successes in each cell
+    neg: np.ndarray  # failures in each cell
+    runs_per_task: np.ndarray
+
+    @property
+    def n_levels(self) -> int:
+        return len(self.start)
+
+    @classmethod
+    def build(cls, c: np.ndarray, y: np.ndarray, codes: np.ndarray, n_tasks: int) -> _Levels:
+        level = level_counts(c, y)[1] if len(c) else np.zeros(0, dtype=np.intp)
+        cells, cell_of_run = np.unique(level * n_tasks + codes, return_inverse=True)
+        pos = np.bincount(cell_of_run, weights=y.astype(float), minlength=len(cells))
+        neg = np.bincount(cell_of_run, weights=(~y).astype(float), minlength=len(cells))
+        first = np.flatnonzero(np.diff(cells // n_tasks, prepend=-1))
+        task = cells % n_tasks
+        per_task = np.bincount(task, weights=pos + neg, minlength=n_tasks)
+        return cls(task, first, pos, neg, per_task)
+
+    def counts(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(replicates × levels) successes and failures under task weights ``w``."""
+        weight = w[:, self.task]
+        if len(self.task) == self.n_levels:  # one task per level: nothing to sum
+            return weight * self.pos, weight * self.neg
+        return (
+            np.add.reduceat(weight * self.pos, self.start, axis=1),
+            np.add.reduceat(weight * self.neg, self.start, axis=1),
+        )
