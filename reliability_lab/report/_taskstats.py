@@ -231,41 +231,65 @@ class TaskStats:
 
 
 @dataclass(frozen=True)
+class _Cells:
+    """Some (confidence level, task) cells: their task and their successes and failures."""
+
+    task: np.ndarray
+    pos: np.ndarray
+    neg: np.ndarray
+
+    def take(self, index: np.ndarray) -> _Cells:
+        return _Cells(self.task[index], self.pos[index], self.neg[index])
+
+    def weighted(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(replicates × cells) successes and failures under task weights ``w``."""
+        weight = w[:, self.task]
+        return weight * self.pos, weight * self.neg
+
+
+@dataclass(frozen=True)
 class _Levels:
     """Runs with a confidence as (confidence level, task) cells, levels in descending order.
 
     A replicate's successes and failures per level are sums over each level's cells of the task
-    weight times the cell's counts: a gather and a segment sum, row by row in memory order
-    (faster than a sparse product followed by a transpose).
+    weight times the cell's counts. Each level's first cell is a gather (most levels have only
+    that one: continuous confidences); the other cells of levels shared by several tasks are
+    added with a segment sum. Row by row in memory order, no sparse product or transpose.
     """
 
-    task: np.ndarray  # task code of each cell (cells sorted by level)
-    start: np.ndarray  # index of each level's first cell
-    pos: np.ndarray  # successes in each cell
-    neg: np.ndarray  # failures in each cell
+    first: _Cells  # each level's first cell, in level order
+    more: _Cells  # the other cells of shared levels, level by level
+    shared: np.ndarray  # the levels with more than one cell…
+    more_start: np.ndarray  # …and where each one's other cells start in ``more``
     runs_per_task: np.ndarray
 
     @property
     def n_levels(self) -> int:
-        return len(self.start)
+        return len(self.first.task)
 
     @classmethod
     def build(cls, c: np.ndarray, y: np.ndarray, codes: np.ndarray, n_tasks: int) -> _Levels:
         level = level_counts(c, y)[1] if len(c) else np.zeros(0, dtype=np.intp)
-        cells, cell_of_run = np.unique(level * n_tasks + codes, return_inverse=True)
-        pos = np.bincount(cell_of_run, weights=y.astype(float), minlength=len(cells))
-        neg = np.bincount(cell_of_run, weights=(~y).astype(float), minlength=len(cells))
-        first = np.flatnonzero(np.diff(cells // n_tasks, prepend=-1))
-        task = cells % n_tasks
-        per_task = np.bincount(task, weights=pos + neg, minlength=n_tasks)
-        return cls(task, first, pos, neg, per_task)
+        keys, cell_of_run = np.unique(level * n_tasks + codes, return_inverse=True)
+        cells = _Cells(
+            keys % n_tasks,
+            np.bincount(cell_of_run, weights=y.astype(float), minlength=len(keys)),
+            np.bincount(cell_of_run, weights=(~y).astype(float), minlength=len(keys)),
+        )
+        level_of_cell = keys // n_tasks
+        first = np.flatnonzero(np.diff(level_of_cell, prepend=-1))
+        is_more = np.ones(len(keys), dtype=bool)
+        is_more[first] = False
+        more = np.flatnonzero(is_more)
+        shared, more_start = np.unique(level_of_cell[more], return_index=True)
+        per_task = np.bincount(cells.task, weights=cells.pos + cells.neg, minlength=n_tasks)
+        return cls(cells.take(first), cells.take(more), shared, more_start, per_task)
 
     def counts(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(replicates × levels) successes and failures under task weights ``w``."""
-        weight = w[:, self.task]
-        if len(self.task) == self.n_levels:  # one task per level: nothing to sum
-            return weight * self.pos, weight * self.neg
-        return (
-            np.add.reduceat(weight * self.pos, self.start, axis=1),
-            np.add.reduceat(weight * self.neg, self.start, axis=1),
-        )
+        pos, neg = self.first.weighted(w)
+        if len(self.shared):
+            more_pos, more_neg = self.more.weighted(w)
+            pos[:, self.shared] += np.add.reduceat(more_pos, self.more_start, axis=1)
+            neg[:, self.shared] += np.add.reduceat(more_neg, self.more_start, axis=1)
+        return pos, neg
