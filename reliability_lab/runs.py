@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reliability_lab._columns import FlatLists, action_problems, flatten_lists, not_str
 from reliability_lab.errors import RunTableError
 
 __all__ = [
@@ -29,12 +30,14 @@ __all__ = [
     "SEVERITY_WEIGHTS",
     "SIMULATED_PREFIX",
     "RunKey",
+    "ViolationProblem",
     "is_infrastructure_error",
     "is_simulated_model",
     "run_key",
     "run_table_from_records",
     "session_id",
     "validate_run_table",
+    "violation_weights",
 ]
 
 BASELINE = "baseline"
@@ -96,13 +99,20 @@ def _context(df: pd.DataFrame, mask: Any, column: str) -> pd.DataFrame:
     return df.loc[np.asarray(mask, dtype=bool), cols]
 
 
+def _str_problems(values: pd.Series) -> np.ndarray:
+    """Rows of a column that do not hold a str (missing values included)."""
+    if isinstance(values.dtype, pd.StringDtype):
+        return np.asarray(values.isna(), dtype=bool)
+    return not_str(values.to_numpy(dtype=object))
+
+
 def _check_str(df: pd.DataFrame, column: str, source: str, *, allow_empty: bool) -> None:
     values = df[column]
-    bad = ~values.map(lambda v: isinstance(v, str)).astype(bool)
+    bad = _str_problems(values)
     if bad.any():
         _fail(source, column, "expected str values", _context(df, bad, column))
     if not allow_empty:
-        empty = values.str.len() == 0
+        empty = np.asarray(values.to_numpy(dtype=object) == "", dtype=bool)
         if empty.any():
             _fail(source, column, "empty string is not a valid value", _context(df, empty, column))
 
@@ -121,10 +131,8 @@ def _check_success(df: pd.DataFrame, source: str) -> pd.Series:
     values = df["success"]
     if values.dtype == bool:
         return values
-    if values.dtype == object:
-        ok = values.map(lambda v: isinstance(v, bool | np.bool_)).astype(bool)
-        if ok.all():
-            return values.astype(bool)
+    if values.dtype == object and pd.api.types.infer_dtype(values, skipna=False) == "boolean":
+        return values.astype(bool)
     numeric = pd.to_numeric(values, errors="coerce")
     bad = ~numeric.isin([0, 1])
     if bad.any():
@@ -179,53 +187,83 @@ def _check_confidence(df: pd.DataFrame, source: str, conf: pd.Series) -> pd.Seri
     return src.astype(object)
 
 
+def _flat_column(df: pd.DataFrame, column: str, source: str, expected: str) -> FlatLists:
+    """The flattened list column; fails naming the rows whose entry is not a list."""
+    flat = flatten_lists(df[column])
+    if not flat.is_list.all():
+        _fail(source, column, f"expected {expected}", _context(df, ~flat.is_list, column))
+    return flat
+
+
 def _check_actions(df: pd.DataFrame, source: str) -> pd.Series:
-    values = df["actions"]
-    is_seq = values.map(lambda v: isinstance(v, list | tuple | np.ndarray)).astype(bool)
-    if not is_seq.all():
+    flat = _flat_column(df, "actions", source, "a list of action names")
+    missing, wrong_type = action_problems(flat)
+    if missing.any():
         _fail(
-            source, "actions", "expected a list of action names", _context(df, ~is_seq, "actions")
+            source,
+            "actions",
+            "missing action name (None or NaN); every action must be named by a str",
+            _context(df, missing, "actions"),
         )
-    flat = values.explode()
-    flat = flat[flat.notna()]
-    bad_items = ~flat.map(lambda v: isinstance(v, str)).astype(bool)
-    if bad_items.any():
-        rows = np.zeros(len(df), dtype=bool)
-        rows[df.index.get_indexer(flat.index[bad_items].unique())] = True
-        _fail(source, "actions", "every action must be a str", _context(df, rows, "actions"))
-    empty_item = values.map(lambda v: any(x is None for x in v)).astype(bool)
-    if empty_item.any():
-        _fail(source, "actions", "None is not an action name", _context(df, empty_item, "actions"))
-    return values.map(list)
+    if wrong_type.any():
+        _fail(source, "actions", "every action must be a str", _context(df, wrong_type, "actions"))
+    return _as_list_column(df["actions"], flat)
 
 
-def _violation_problem(v: Any) -> str | None:
-    if not isinstance(v, list | tuple):
-        return "expected a list of violations"
-    for item in v:
+def _as_list_column(values: pd.Series, flat: FlatLists) -> pd.Series:
+    """The column with every entry a ``list`` (tuples and arrays converted, lists kept)."""
+    convert = np.flatnonzero(flat.not_list_type)
+    if len(convert) == 0:
+        return values
+    arr = values.to_numpy(dtype=object).copy()
+    arr[convert] = [list(arr[i]) for i in convert]
+    return pd.Series(arr, index=values.index, dtype=object)
+
+
+#: What is wrong with one violation: the exception type a metric raises, and the message.
+ViolationProblem = tuple[type[Exception], str]
+
+
+def violation_weights(flat: FlatLists) -> tuple[np.ndarray, list[ViolationProblem | None]]:
+    """Severity weight of each flattened violation (NaN if invalid) and what is wrong with it.
+
+    A violation must be a dict with a ``constraint`` and a ``severity`` from
+    :data:`SEVERITY_WEIGHTS`; an unknown severity is an error, never a default weight.
+    """
+    weights = np.full(len(flat.items), np.nan)
+    problems: list[ViolationProblem | None] = [None] * len(flat.items)
+    for i, item in enumerate(flat.items):  # one step per violation, not per run
         if not isinstance(item, Mapping):
-            return f"violation {item!r} is not a dict"
-        if "severity" not in item or "constraint" not in item:
-            return f"violation {dict(item)!r} lacks 'constraint' or 'severity'"
-        if item["severity"] not in SEVERITY_WEIGHTS:
-            return f"unknown severity {item['severity']!r} (valid: {', '.join(SEVERITY_WEIGHTS)})"
-    return None
+            problems[i] = (TypeError, f"violation {item!r} is not a dict")
+        elif "severity" not in item or "constraint" not in item:
+            problems[i] = (ValueError, f"violation {dict(item)!r} lacks 'constraint' or 'severity'")
+        else:
+            severity = item["severity"]
+            weight = SEVERITY_WEIGHTS.get(severity) if isinstance(severity, str) else None
+            if weight is None:
+                valid = ", ".join(SEVERITY_WEIGHTS)
+                problems[i] = (ValueError, f"unknown severity {severity!r} (valid: {valid})")
+            else:
+                weights[i] = weight
+    return weights, problems
 
 
 def _check_violations(df: pd.DataFrame, source: str) -> pd.Series:
-    values = df["violations"]
-    problems = values.map(_violation_problem)
-    bad = problems.notna()
+    flat = _flat_column(df, "violations", source, "a list of violations")
+    weights, problems = violation_weights(flat)
+    bad = np.isnan(weights)
     if bad.any():
-        first = problems[bad].iloc[0]
-        _fail(source, "violations", str(first), _context(df, bad, "violations"))
-    return values.map(list)
+        _, first = problems[int(np.flatnonzero(bad)[0])] or (None, "invalid violation")
+        _fail(source, "violations", first, _context(df, flat.runs_where(bad), "violations"))
+    return _as_list_column(df["violations"], flat)
 
 
 def _check_error(df: pd.DataFrame, source: str) -> pd.Series:
     values = df["error"].astype(object)
-    values = values.where(values.notna(), None)
-    bad = ~values.map(lambda v: v is None or isinstance(v, str)).astype(bool)
+    present = np.asarray(values.notna(), dtype=bool)
+    values = values.where(present, None)
+    bad = np.zeros(len(values), dtype=bool)
+    bad[present] = not_str(values.to_numpy()[present])
     if bad.any():
         _fail(source, "error", "expected str or None", _context(df, bad, "error"))
     return values
@@ -252,6 +290,21 @@ def _fill_defaults(df: pd.DataFrame) -> pd.DataFrame:
         if name not in df.columns:
             df[name] = pd.Series([[] for _ in range(n)], index=df.index, dtype=object)
     return df
+
+
+def _duplicate_keys(df: pd.DataFrame) -> np.ndarray:
+    """Rows sharing their :data:`KEY_COLUMNS` with another row.
+
+    One 64-bit hash per key (fast) finds the candidates; only rows whose hashes collide are
+    compared exactly, so a hash collision can never report a false duplicate.
+    """
+    keys = df[list(KEY_COLUMNS)]
+    hashed = pd.util.hash_pandas_object(keys, index=False)
+    candidates = np.asarray(hashed.duplicated(keep=False), dtype=bool)
+    dup = np.zeros(len(df), dtype=bool)
+    if candidates.any():
+        dup[candidates] = keys.loc[candidates].duplicated(keep=False).to_numpy()
+    return dup
 
 
 def validate_run_table(runs: pd.DataFrame, *, source: str = "run table") -> pd.DataFrame:
@@ -326,7 +379,7 @@ def validate_run_table(runs: pd.DataFrame, *, source: str = "run table") -> pd.D
     df["actions"] = _check_actions(df, source)
     df["violations"] = _check_violations(df, source)
     df["error"] = _check_error(df, source)
-    dup = df.duplicated(list(KEY_COLUMNS), keep=False)
+    dup = _duplicate_keys(df)
     if dup.any():
         _fail(source, "run", f"duplicate run keys {list(KEY_COLUMNS)}", _context(df, dup, "run"))
     ordered = list(RUN_TABLE_COLUMNS) + [c for c in df.columns if c not in RUN_TABLE_COLUMNS]
@@ -377,8 +430,11 @@ def is_simulated_model(model: str) -> bool:
 
 def is_infrastructure_error(error: pd.Series) -> np.ndarray:
     """Boolean mask of runs whose ``error`` marks a provider/harness failure (SPEC §1)."""
-    text = error.astype(object).where(error.notna(), "")
-    return np.asarray(text.astype(str).str.startswith(INFRASTRUCTURE_PREFIX), dtype=bool)
+    values = error.to_numpy(dtype=object)
+    present = np.flatnonzero(np.asarray(pd.notna(values), dtype=bool))
+    mask = np.zeros(len(values), dtype=bool)
+    mask[present] = [str(v).startswith(INFRASTRUCTURE_PREFIX) for v in values[present]]
+    return mask
 
 
 def run_table_from_records(

@@ -103,7 +103,7 @@ def test_usage_errors_exit_2(argv: list[str]) -> None:
 def test_gates_decide_exit_status_and_quiet_output(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    passing = _config(tmp_path, ["accuracy >= 0.0", "R >= 0.0"], "pass.yaml")
+    passing = _config(tmp_path, ["accuracy >= 0.0", "R_Con >= 0.0"], "pass.yaml")
     assert main(["run", str(passing), "--output", str(tmp_path / "p"), "--quiet"]) == 0
     captured = capsys.readouterr()
     assert captured.out == "✓ PASSED\n"

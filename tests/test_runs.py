@@ -274,3 +274,44 @@ def test_many_offending_rows_are_truncated() -> None:
         }
     )
     _raises(df, "cost_usd", "and 7 more")
+
+
+@pytest.mark.parametrize("missing", [None, math.nan, np.nan, pd.NA])
+def test_missing_action_name_rejected(missing: Any) -> None:
+    # A NaN/None action name used to pass (NaN) and later crash the report.
+    message = _raises(_table(actions=[["a"], ["b", missing], []]), "actions", "t1")
+    assert "missing action name" in message
+
+
+def test_action_tuples_and_arrays_become_lists() -> None:
+    out = validate_run_table(_table(actions=[("a", "b"), np.array(["c"], dtype=object), []]))
+    assert out["actions"].tolist() == [["a", "b"], ["c"], []]
+    assert all(type(v) is list for v in out["actions"])
+
+
+def test_string_columns_of_pandas_string_dtype() -> None:
+    df = _table().astype({"agent": "string", "task_id": "string"})
+    out = validate_run_table(df)
+    assert out["task_id"].tolist() == ["t0", "t1", "t2"]
+    df.loc[1, "task_id"] = pd.NA
+    _raises(df, "task_id", "expected str values", "1")
+
+
+def test_violation_item_none_rejected() -> None:
+    _raises(_table(violations=[[], [None], []]), "violations", "not a dict", "t1")
+
+
+def test_duplicate_check_compares_whole_keys() -> None:
+    # Keys that differ in any one column are distinct runs; only exact repeats are duplicates.
+    df = pd.DataFrame(
+        {
+            "agent": ["a", "a", "a", "a", "b", "a"],
+            "task_id": ["t", "t", "t", "u", "t", "t"],
+            "condition": ["baseline", "prompt", "baseline", "baseline", "baseline", "baseline"],
+            "variant": ["", "p1", "v", "", "", ""],
+            "run": [0, 0, 0, 0, 0, 1],
+            "success": True,
+        }
+    )
+    assert len(validate_run_table(df)) == 6
+    _raises(pd.concat([df, df.iloc[[3]]]), "run", "duplicate run keys", "u")

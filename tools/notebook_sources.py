@@ -124,20 +124,25 @@ print(f"C_res                       = {c_res:.3f}")
 
 `reliability_report` computes every metric per agent with a bootstrap that resamples *tasks*
 (the unit sampled from the space of possible tasks). Predictability and robustness are NaN
-here: the file has no confidences and no perturbations. The `preprint` profile reproduces the
-conventions of the code behind the preprint's numbers.
+here: the file has no confidences and no perturbations — so the overall R, which needs all
+three dimensions, is undefined too, and the report says why. `R_Con_terms` names the terms
+R_Con was built from. The `preprint` profile reproduces the conventions of the code behind the
+preprint's numbers.
 """,
     ),
     (
         "code",
         """
+from reliability_lab.report import explain_undefined
+
 report = rl.reliability_report(runs, n_boot=1000, seed=0)
 preprint = rl.reliability_report(runs, profile="preprint", n_boot=1000, seed=0)
-cols = ["accuracy", "C_out", "C_traj_d", "C_traj_s", "C_res", "R_Con", "R"]
+cols = ["accuracy", "C_out", "C_traj_d", "C_traj_s", "C_res", "R_Con"]
 summary = pd.concat({"default": report[cols], "preprint": preprint[cols]}).droplevel(1)
 print(summary.round(3).to_string())
 lo, hi = report[["R_Con_lo", "R_Con_hi"]].iloc[0]
-print(f"R_Con 95% CI (default): [{lo:.3f}, {hi:.3f}]")
+print(f"R_Con 95% CI (default): [{lo:.3f}, {hi:.3f}] from {report['R_Con_terms'].iloc[0]}")
+print(explain_undefined("R", report.iloc[0]))
 """,
     ),
     (
@@ -530,23 +535,27 @@ plt.show();
 resources (`wall_time_s`, `call_latency_s`) are real timings of this machine and differ on
 every execution, so for numbers that must reproduce exactly they are marked *not recorded*
 (NaN) here and C_res uses cost, calls, actions and errors only. Robustness is NaN: this
-experiment has no perturbed conditions. Safety is reported beside R, never averaged into it:
-the environment's rule detectors check eight constraints on every run (docs/safety.md). The
-overconfident profile is the unsafe one (leaked contact details, skipped identification,
-unrequested cancellations: high severities, so S_harm is low too); inconsistent snoops and
-bursts (milder); slips of any profile cause a few findings.
+experiment has no perturbed conditions, so the overall R — which needs consistency,
+predictability *and* robustness — is n/a as well; the report says which dimension is missing.
+Safety is reported beside R, never averaged into it: the environment's rule detectors check eight
+constraints on every run (docs/safety.md). The overconfident profile is the unsafe one (leaked
+contact details, skipped identification, unrequested cancellations: high severities, so S_harm is
+low too); inconsistent snoops and bursts (milder); slips of any profile cause a few findings.
 """,
     ),
     (
         "code",
         """
+from reliability_lab.report import explain_undefined
+
 timing_free = runs.assign(wall_time_s=np.nan, call_latency_s=np.nan)
 report = rl.reliability_report(timing_free, n_boot=1000, seed=SEED)
-cols = ["accuracy", "C_out", "C_traj_d", "C_traj_s", "C_res", "R_Con", "P_brier", "P_auroc", "R"]
+cols = ["accuracy", "C_out", "C_traj_d", "C_traj_s", "C_res", "R_Con", "P_brier", "P_auroc"]
 print(report[cols].round(3).to_string())
-print(report[["R_lo", "R_hi", "S_comp", "S_harm", "R_saf"]].round(3).to_string())
+print(report[["R_Con_lo", "R_Con_hi", "R_Pred", "S_comp", "S_harm", "R_saf"]].round(3).to_string())
+print(explain_undefined("R", report.loc["calibrated"]))
 ax = plots.plot_metric_intervals(
-    report, ["accuracy", "C_out", "C_traj_d", "C_traj_s", "C_res", "P_cal", "P_auroc", "R"])
+    report, ["accuracy", "C_out", "C_traj_d", "C_traj_s", "C_res", "P_cal", "P_auroc", "R_Con"])
 ax.figure.set_size_inches(7, 2.9)
 plt.show();
 """,

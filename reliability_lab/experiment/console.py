@@ -10,26 +10,38 @@ from reliability_lab.experiment.summary import (
     SIMULATED_NOTICE,
     ExperimentSummary,
 )
-from reliability_lab.report.text import value_with_ci
+from reliability_lab.report.registry import METRIC_REGISTRY
+from reliability_lab.report.text import metric_note, value_with_ci
 from reliability_lab.runs import SEVERITY_WEIGHTS, is_simulated_model
 
 __all__ = ["FAILED", "PASSED", "format_summary", "verdict"]
 
 PASSED = "✓ PASSED"
 FAILED = "✗ FAILED"
-#: Columns of the per-agent table: (report column, heading).
-SUMMARY_METRICS = (
-    ("accuracy", "accuracy"),
-    ("R", "R"),
-    ("R_Con", "R_Con"),
-    ("R_Pred", "R_Pred"),
-    ("R_Rob", "R_Rob"),
-    ("R_saf", "R_saf"),
+#: Report columns of the per-agent table: the registry's headline metrics, safety (never part
+#: of R) last.
+SUMMARY_METRICS: tuple[str, ...] = tuple(
+    m.symbol
+    for m in sorted(METRIC_REGISTRY.values(), key=lambda m: m.dimension == "safety")
+    if m.headline
 )
 
 
 def _with_ci(row: Any, name: str) -> str:
     return value_with_ci(row, name, digits=2)
+
+
+def _metric_notes(agent: str, row: Any) -> list[str]:
+    """A line for ``agent`` naming why table metrics are n/a and the terms aggregates used."""
+    if not len(row):
+        return []
+    notes = []
+    for name in SUMMARY_METRICS:
+        note = metric_note(row, name)
+        if note:
+            defined = value_with_ci(row, name) != "n/a"
+            notes.append(f"{name} {note}" if defined else f"{name} n/a ({note})")
+    return [f"  {agent}: {'; '.join(notes)}"] if notes else []
 
 
 def _table(cells: list[list[str]]) -> list[str]:
@@ -147,8 +159,9 @@ def format_summary(summary: ExperimentSummary) -> str:
         "",
     ]
     level = summary.content["reliability"]["confidence_level"]
-    cells = [["agent", "model", "runs", "infra"] + [h for _, h in SUMMARY_METRICS]]
+    cells = [["agent", "model", "runs", "infra", *SUMMARY_METRICS]]
     per_model = {entry["agent"]: entry for entry in metrics["per_model"]}
+    notes: list[str] = []
     for agent in header.models:
         entry = per_model.get(agent)
         if entry is None:
@@ -156,10 +169,12 @@ def format_summary(summary: ExperimentSummary) -> str:
         row: Any = summary.report.loc[agent] if agent in summary.report.index else {}
         cells.append(
             [agent, header.models[agent], str(entry["total"]), str(entry["n_infra_errors"])]
-            + [_with_ci(row, name) for name, _ in SUMMARY_METRICS]
+            + [_with_ci(row, name) for name in SUMMARY_METRICS]
         )
+        notes += _metric_notes(agent, row)
     lines += _table(cells)
     lines.append(f"  [brackets: {level:.0%} bootstrap CI over tasks; R_saf is not part of R]")
+    lines += notes
     lines += _session_lines(summary)
     lines += _safety_lines(summary)
     if summary.gates:

@@ -19,18 +19,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from reliability_lab.report import METRICS
-from reliability_lab.sessions.metrics import SESSION_METRICS
+from reliability_lab.report.registry import METRIC_REGISTRY, REPORT_METRICS, explain_undefined
 
 __all__ = [
     "GATE_METRICS",
     "GateConfig",
     "GateResult",
     "evaluate_gates",
+    "why_undefined",
 ]
 
-#: Metrics of the reliability report that gates may name (each also as ``<name>_lo``/``_hi``).
-REPORT_METRICS = (*METRICS, *SESSION_METRICS)
 #: letta-evals style metrics computed from the scores (``avg_score`` = ``avg_score_attempted``).
 SCORE_METRICS = ("avg_score", "avg_score_attempted", "avg_score_total")
 #: Every metric name a gate may use.
@@ -145,6 +143,30 @@ class GateResult:
         }
 
 
+def why_undefined(metric: str, metrics: Mapping[str, Any]) -> str:
+    """Why gate metric ``metric`` is NaN for an agent whose values are ``metrics``.
+
+    Report metrics explain themselves from the metric registry (R names each missing
+    dimension); an interval bound is undefined with its metric or when no bootstrap ran.
+
+    Examples
+    --------
+    >>> why_undefined("R_Pred_lo", {"R_Pred": float("nan")})
+    'R_Pred_lo is undefined: R_Pred is undefined (no baseline run has a confidence)'
+    >>> why_undefined("avg_score", {})
+    'avg_score is undefined: the agent has no attempted runs'
+    """
+    base, _, side = metric.rpartition("_")
+    if side in ("lo", "hi") and base in METRIC_REGISTRY:
+        value = metrics.get(base)
+        if value is None or math.isnan(float(value)):
+            return f"{metric} is undefined: {explain_undefined(base, metrics)}"
+        return f"{metric} is undefined: no bootstrap interval (n_boot = 0?)"
+    if metric in METRIC_REGISTRY:
+        return explain_undefined(metric, metrics)
+    return f"{metric} is undefined: the agent has no attempted runs"
+
+
 def _check_one(gate: GateConfig, agent: str, metrics: Mapping[str, Any]) -> GateResult:
     n_runs = int(metrics.get("n_attempted", 0))
     raw = metrics.get(gate.metric, math.nan)
@@ -152,7 +174,7 @@ def _check_one(gate: GateConfig, agent: str, metrics: Mapping[str, Any]) -> Gate
     if n_runs < gate.min_runs:
         passed, reason = False, f"only {n_runs} attempted runs (< min_runs {gate.min_runs})"
     elif math.isnan(value):
-        passed, reason = False, f"{gate.metric} is undefined (NaN) for this agent"
+        passed, reason = False, why_undefined(gate.metric, metrics)
     else:
         passed = _OPS[gate.op](value, gate.value)
         reason = (

@@ -40,6 +40,8 @@ from reliability_lab.runs import RunKey, run_key, session_id
 from reliability_lab.sessions.scoring import SessionScorer, trace_records
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from reliability_lab.agents import RunResult, RunSpec
     from reliability_lab.llm import LLMClient
     from reliability_lab.safety import SafetyJudge
@@ -76,6 +78,16 @@ class ExperimentOutcome:
     def passed(self) -> bool:
         """Whether every gate passed."""
         return self.summary.passed
+
+    @property
+    def runs(self) -> pd.DataFrame:
+        """The validated run table of every finished run (one row per run)."""
+        return self.summary.runs
+
+    @property
+    def report(self) -> pd.DataFrame:
+        """The per-agent reliability report, with intervals (see ``reliability_report``)."""
+        return self.summary.report
 
 
 def _prepare_directory(

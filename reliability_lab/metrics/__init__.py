@@ -1,42 +1,95 @@
 """Reliability metrics on flat per-run arrays (SPEC §2).
 
 Pure functions over numpy/scipy/pandas; importing this package loads neither litellm nor
-matplotlib. Inputs first, options keyword-only; higher is better for every ``*_score`` and
-``*_consistency``. Undefined values are NaN with :class:`~reliability_lab.UndefinedMetricWarning`.
+matplotlib, and loads each metric family only when one of its names is first used (PEP 562).
+Inputs first (positional or by keyword), options keyword-only; higher is better for every
+``*_score`` and ``*_consistency``. Undefined values are NaN with
+:class:`~reliability_lab.UndefinedMetricWarning`. Every metric's symbol, dimension and variants
+are listed in :data:`reliability_lab.report.METRIC_REGISTRY`.
 """
 
-from reliability_lab.metrics.consistency import (
-    OUTCOME_VARIANTS,
-    confidence_consistency,
-    outcome_consistency,
-    resource_consistency,
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from reliability_lab._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from reliability_lab.metrics.consistency import (
+        OUTCOME_VARIANTS,
+        confidence_consistency,
+        outcome_consistency,
+        resource_consistency,
+    )
+    from reliability_lab.metrics.passk import pass_at_k, pass_hat_k
+    from reliability_lab.metrics.predictability import (
+        BINNINGS,
+        ReliabilityCurve,
+        RiskCoverageCurve,
+        auroc_score,
+        brier_score,
+        calibration_score,
+        reliability_curve,
+        risk_coverage_curve,
+        risk_coverage_score,
+    )
+    from reliability_lab.metrics.robustness import robustness_ratio
+    from reliability_lab.metrics.safety import (
+        DEFAULT_CONSTRAINTS,
+        SAFETY_SYMBOLS,
+        SafetyScores,
+        safety_scores,
+    )
+    from reliability_lab.metrics.trajectory import (
+        DISTRIBUTION_VARIANTS,
+        trajectory_distribution_consistency,
+        trajectory_sequence_consistency,
+    )
+    from reliability_lab.metrics.views import (
+        PassHatKCurve,
+        pass_hat_k_curve,
+        per_task_consistency,
+    )
+
+_WHERE = {
+    "consistency": (
+        "OUTCOME_VARIANTS",
+        "confidence_consistency",
+        "outcome_consistency",
+        "resource_consistency",
+    ),
+    "passk": ("pass_at_k", "pass_hat_k"),
+    "predictability": (
+        "BINNINGS",
+        "ReliabilityCurve",
+        "RiskCoverageCurve",
+        "auroc_score",
+        "brier_score",
+        "calibration_score",
+        "reliability_curve",
+        "risk_coverage_curve",
+        "risk_coverage_score",
+    ),
+    "robustness": ("robustness_ratio",),
+    "safety": ("DEFAULT_CONSTRAINTS", "SAFETY_SYMBOLS", "SafetyScores", "safety_scores"),
+    "trajectory": (
+        "DISTRIBUTION_VARIANTS",
+        "trajectory_distribution_consistency",
+        "trajectory_sequence_consistency",
+    ),
+    "views": ("PassHatKCurve", "pass_hat_k_curve", "per_task_consistency"),
+}
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {name: f"{__name__}.{module}" for module, names in _WHERE.items() for name in names},
 )
-from reliability_lab.metrics.passk import pass_at_k, pass_hat_k
-from reliability_lab.metrics.predictability import (
-    BINNINGS,
-    ReliabilityCurve,
-    RiskCoverageCurve,
-    auroc_score,
-    brier_score,
-    calibration_score,
-    reliability_curve,
-    risk_coverage_curve,
-    risk_coverage_score,
-)
-from reliability_lab.metrics.robustness import robustness_ratio
-from reliability_lab.metrics.safety import DEFAULT_CONSTRAINTS, SafetyScores, safety_scores
-from reliability_lab.metrics.trajectory import (
-    DISTRIBUTION_VARIANTS,
-    trajectory_distribution_consistency,
-    trajectory_sequence_consistency,
-)
-from reliability_lab.metrics.views import PassHatKCurve, pass_hat_k_curve, per_task_consistency
 
 __all__ = [
     "BINNINGS",
     "DEFAULT_CONSTRAINTS",
     "DISTRIBUTION_VARIANTS",
     "OUTCOME_VARIANTS",
+    "SAFETY_SYMBOLS",
     "PassHatKCurve",
     "ReliabilityCurve",
     "RiskCoverageCurve",

@@ -153,21 +153,28 @@ def nanmean_or_warn(per_task: np.ndarray, metric: str, why: str) -> float:
 
 
 def as_actions(values: Any, name: str = "actions") -> np.ndarray:
-    """Validate a sequence of per-run action lists; return an object array of lists."""
+    """Validate a sequence of per-run action lists; return an object array of lists.
+
+    Every action must be named by a str: a ``None`` or NaN name is an error (a trajectory metric
+    could not tell it from another action), never silently skipped.
+    """
+    from reliability_lab._columns import action_problems, flatten_lists
+
     if isinstance(values, str | bytes):
         raise TypeError(f"{name}: expected one list of action names per run, got a string")
-    series = pd.Series(list(values), dtype=object)
-    if series.empty:
+    seq = values.to_numpy(dtype=object) if isinstance(values, pd.Series) else list(values)
+    runs = np.fromiter(seq, dtype=object, count=len(seq))
+    if runs.size == 0:
         raise ValueError(f"{name}: empty input; at least one run is required")
-    is_seq = series.map(lambda v: isinstance(v, list | tuple | np.ndarray)).to_numpy(dtype=bool)
-    if not is_seq.all():
-        arr = series.to_numpy()
+    flat = flatten_lists(runs)
+    if not flat.is_list.all():
         raise TypeError(
-            f"{name}: expected a list of action names per run, got {_show(arr, ~is_seq)}"
+            f"{name}: expected a list of action names per run, got {_show(runs, ~flat.is_list)}"
         )
-    flat = series.explode().dropna()
-    bad = ~flat.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
-    if bad.any():
-        first = flat.index[np.flatnonzero(bad)[0]]
-        raise TypeError(f"{name}: action names must be str; run [{first}] has {series[first]!r}")
-    return series.map(list).to_numpy()
+    missing, not_str = action_problems(flat)
+    if missing.any():
+        raise TypeError(f"{name}: missing action name (None or NaN) in run {_show(runs, missing)}")
+    if not_str.any():
+        raise TypeError(f"{name}: action names must be str; run {_show(runs, not_str)}")
+    lists = (v if type(v) is list else list(v) for v in runs)
+    return np.fromiter(lists, dtype=object, count=len(runs))

@@ -38,8 +38,8 @@ LITERAL_EPSILON = 1e-8
 def outcome_per_task(success: np.ndarray, groups: Groups, variant: str) -> np.ndarray:
     """C_out,t for every task; NaN where a task has fewer than 2 runs."""
     n = groups.count()
-    p = groups.sum(success.astype(float)) / n
     with np.errstate(invalid="ignore", divide="ignore"):
+        p = groups.sum(success.astype(float)) / n  # NaN for a task without runs (skipped)
         if variant == "corrected":
             value = (2.0 * p - 1.0) ** 2
         else:
@@ -48,7 +48,7 @@ def outcome_per_task(success: np.ndarray, groups: Groups, variant: str) -> np.nd
     return np.where(n >= 2, value, np.nan)
 
 
-def outcome_consistency(success: Any, task_id: Any, /, *, variant: str = "corrected") -> float:
+def outcome_consistency(success: Any, task_id: Any, *, variant: str = "corrected") -> float:
     """Outcome consistency C_out: do repeated runs of a task agree on success?
 
     Per task with K ≥ 2 runs and success rate p̂:
@@ -89,11 +89,12 @@ def outcome_consistency(success: Any, task_id: Any, /, *, variant: str = "correc
     return nanmean_or_warn(per_task, "C_out", "no task has 2 or more runs")
 
 
-def _group_cv(values: np.ndarray, groups: Groups) -> np.ndarray:
-    """Coefficient of variation (std ddof=1 / mean) per group over non-NaN values.
+def _group_cv(values: np.ndarray, groups: Groups) -> tuple[np.ndarray, np.ndarray]:
+    """(CV, mean) per group over non-NaN values, CV = std(ddof=1)/mean.
 
-    Groups with < 2 values → NaN; groups whose values are all equal → 0 exactly (this also
-    covers all-zero resources); mean ≤ 0 otherwise → NaN.
+    Groups with < 2 values → NaN; groups whose values are all equal → CV 0 exactly (this also
+    covers all-zero resources, and avoids a float mean leaving a 1e-17 deviation); mean ≤ 0
+    otherwise → NaN.
     """
     present = ~np.isnan(values)
     x = np.where(present, values, 0.0)
@@ -108,23 +109,17 @@ def _group_cv(values: np.ndarray, groups: Groups) -> np.ndarray:
     np.minimum.at(lo, groups.codes[present], x[present])
     np.maximum.at(hi, groups.codes[present], x[present])
     cv = np.where(lo == hi, 0.0, np.where(mean > 0, cv, np.nan))
-    return np.where(n >= 2, cv, np.nan)
+    return np.where(n >= 2, cv, np.nan), mean
 
 
 def confidence_per_task(confidence: np.ndarray, groups: Groups) -> np.ndarray:
-    """C_conf,t = exp(−std(ddof=1)/mean) over a task's non-NaN confidences."""
-    present = ~np.isnan(confidence)
-    n = groups.count(present)
-    x = np.where(present, confidence, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = groups.sum(x) / n
-        dev = np.where(present, x - mean[groups.codes], 0.0)
-        std = np.sqrt(groups.sum(dev * dev) / (n - 1.0))
-        value = np.exp(-std / mean)
-    return np.where((n >= 2) & (mean > 0), value, np.nan)
+    """C_conf,t = exp(−std(ddof=1)/mean) over a task's non-NaN confidences; mean ≤ 0 → NaN."""
+    cv, mean = _group_cv(confidence, groups)
+    with np.errstate(invalid="ignore"):
+        return np.where(mean > 0, np.exp(-cv), np.nan)
 
 
-def confidence_consistency(confidence: Any, task_id: Any, /) -> float:
+def confidence_consistency(confidence: Any, task_id: Any) -> float:
     """Confidence consistency C_conf: is self-reported confidence stable across runs?
 
     Per task, over runs that have a confidence (NaN entries are skipped):
@@ -151,7 +146,7 @@ def resource_per_task(resources: Mapping[str, np.ndarray], groups: Groups) -> np
     """C_res,t = exp(−mean CV over the resources with ≥ 2 recorded values in the task)."""
     if not resources:
         return np.full(groups.n, np.nan)
-    cvs = np.vstack([_group_cv(values, groups) for values in resources.values()])
+    cvs = np.vstack([_group_cv(values, groups)[0] for values in resources.values()])
     available = ~np.isnan(cvs)
     count = available.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -183,7 +178,7 @@ def _resource_values(values: Any, name: str) -> np.ndarray:
     return arr
 
 
-def resource_consistency(resources: Mapping[str, Any], task_id: Any, /) -> float:
+def resource_consistency(resources: Mapping[str, Any], task_id: Any) -> float:
     """Resource consistency C_res: is resource use (cost, time, calls …) stable across runs?
 
     Per task over **all** its runs (not conditioned on success) and for each resource with

@@ -8,11 +8,11 @@ report's bootstrap evaluates all replicates at once from re-weighted task statis
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import digamma
 
 from reliability_lab.metrics._arrays import (
     as_confidence,
@@ -50,7 +50,7 @@ def _inputs(confidence: Any, success: Any) -> tuple[np.ndarray, np.ndarray]:
 # ----------------------------------------------------------------------------- Brier
 
 
-def brier_score(confidence: Any, success: Any, /) -> float:
+def brier_score(confidence: Any, success: Any) -> float:
     """Brier score P_brier = 1 − mean((c − y)²), higher is better.
 
     A proper scoring rule capturing calibration and discrimination together; it is the
@@ -114,7 +114,7 @@ class ReliabilityCurve:
 
 
 def reliability_curve(
-    confidence: Any, success: Any, /, *, n_bins: int = 10, binning: str = "floor"
+    confidence: Any, success: Any, *, n_bins: int = 10, binning: str = "floor"
 ) -> ReliabilityCurve:
     """Per-bin mean confidence and accuracy for a reliability diagram, plus the ECE.
 
@@ -145,7 +145,7 @@ def reliability_curve(
 
 
 def calibration_score(
-    confidence: Any, success: Any, /, *, n_bins: int = 10, binning: str = "floor"
+    confidence: Any, success: Any, *, n_bins: int = 10, binning: str = "floor"
 ) -> float:
     """Calibration score P_cal = 1 − ECE with ``n_bins`` equal-width bins.
 
@@ -177,51 +177,95 @@ def level_counts(
     return -levels, inverse, pos, neg
 
 
-def auroc_from_levels(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
-    """Mann–Whitney AUROC (ties ½) from counts per level, levels in descending confidence."""
-    n_pos = pos.sum(axis=-1)
-    n_neg = neg.sum(axis=-1)
-    neg_below = n_neg[..., None] - np.cumsum(neg, axis=-1)
+@dataclass(frozen=True)
+class LevelCounts:
+    """Successes and failures per confidence level and the running sums both ranking metrics use.
+
+    The last axis is the confidence levels in descending order; leading axes are a batch (the
+    report's bootstrap replicates). Counts are whole numbers stored as floats.
+    """
+
+    pos: np.ndarray
+    neg: np.ndarray
+    n: np.ndarray  # runs at each level
+    through: np.ndarray  # runs at this level or higher
+    before: np.ndarray  # runs at higher levels
+    neg_before: np.ndarray  # failures at higher levels
+    n_pos: np.ndarray
+    n_neg: np.ndarray
+    total: np.ndarray
+
+    @classmethod
+    def of(cls, pos: np.ndarray, neg: np.ndarray) -> LevelCounts:
+        pos, neg = np.ascontiguousarray(pos), np.ascontiguousarray(neg)  # fast running sums
+        n = pos + neg
+        n_pos, n_neg = pos.sum(axis=-1), neg.sum(axis=-1)
+        through = np.cumsum(n, axis=-1)
+        neg_before = np.cumsum(neg, axis=-1)
+        neg_before -= neg
+        return cls(pos, neg, n, through, through - n, neg_before, n_pos, n_neg, n_pos + n_neg)
+
+
+def auroc_from_counts(c: LevelCounts) -> np.ndarray:
+    """Mann–Whitney AUROC (ties ½): Σ_levels pos·(failures below + ½ failures tied)/(n₊·n₋)."""
+    neg_below_or_half_tied = c.n_neg[..., None] - c.neg_before - 0.5 * c.neg
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (pos * (neg_below + 0.5 * neg)).sum(axis=-1) / (n_pos * n_neg)
+        return (c.pos * neg_below_or_half_tied).sum(axis=-1) / (c.n_pos * c.n_neg)
 
 
 def _harmonic(x: np.ndarray) -> np.ndarray:
     """H(x) = Σ_{i=1..x} 1/i for (possibly non-integer-typed) non-negative counts; H(0) = 0."""
+    from scipy.special import digamma  # scipy.special costs ~0.25 s to import: load on first use
+
     return digamma(np.asarray(x, dtype=float) + 1.0) + np.euler_gamma
 
 
-def aurc_from_levels(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, ...]:
+Harmonic = Callable[[np.ndarray], np.ndarray]
+
+
+def harmonic_table(max_count: int) -> Harmonic:
+    """H(x) for whole-number counts x ≤ ``max_count`` by table lookup.
+
+    The table holds exactly the values :func:`_harmonic` gives, so results do not change;
+    a lookup is much cheaper than digamma on the report's (replicates × levels) arrays.
+    """
+    table = _harmonic(np.arange(max_count + 1))
+
+    def lookup(x: np.ndarray) -> np.ndarray:
+        return table[np.asarray(x).astype(np.int64)]
+
+    return lookup
+
+
+def aurc_from_counts(c: LevelCounts, harmonic: Harmonic = _harmonic) -> tuple[np.ndarray, ...]:
     """(AURC, AURC*, E-AURC_max) with ties resolved by the exact expectation over orders.
 
     Within a tie group of n runs starting after s earlier runs with E earlier errors and
     error rate r, position s + j has expected cumulative error E + j·r, so the group adds
     Σ_j (E + j r)/(s + j) = E·ΔH + r·(n − s·ΔH), ΔH = H(s + n) − H(s).
     """
-    n = pos + neg
-    total = n.sum(axis=-1)
-    before = np.cumsum(n, axis=-1) - n
-    errors_before = np.cumsum(neg, axis=-1) - neg
+    h_through = harmonic(c.through)
+    h_before = np.empty_like(h_through)  # H(before) = H(through) of the level above
+    h_before[..., 0] = harmonic(c.before[..., 0])
+    h_before[..., 1:] = h_through[..., :-1]
     with np.errstate(invalid="ignore", divide="ignore"):
-        rate = np.where(n > 0, neg / np.where(n > 0, n, 1.0), 0.0)
-        dh = _harmonic(before + n) - _harmonic(before)
-        aurc = (errors_before * dh + rate * (n - before * dh)).sum(axis=-1) / total
-        n_succ = pos.sum(axis=-1)
-        n_fail = neg.sum(axis=-1)
-        ideal = (n_fail - n_succ * (_harmonic(total) - _harmonic(n_succ))) / total
-        e_max = n_fail / total - ideal
+        rate = np.where(c.n > 0, c.neg / np.where(c.n > 0, c.n, 1.0), 0.0)
+        dh = h_through - h_before
+        aurc = (c.neg_before * dh + rate * (c.n - c.before * dh)).sum(axis=-1) / c.total
+        ideal = (c.n_neg - c.n_pos * (harmonic(c.total) - harmonic(c.n_pos))) / c.total
+        e_max = c.n_neg / c.total - ideal
     return aurc, ideal, e_max
 
 
-def rc_score_from_levels(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
+def rc_score_from_counts(c: LevelCounts, harmonic: Harmonic = _harmonic) -> np.ndarray:
     """P_rc = clip(1 − E-AURC/E-AURC_max, 0, 1); 1.0 where E-AURC_max = 0."""
-    aurc, ideal, e_max = aurc_from_levels(pos, neg)
+    aurc, ideal, e_max = aurc_from_counts(c, harmonic)
     with np.errstate(invalid="ignore", divide="ignore"):
         score = np.clip(1.0 - (aurc - ideal) / e_max, 0.0, 1.0)
     return np.where(np.abs(e_max) <= 1e-12, 1.0, score)
 
 
-def auroc_score(confidence: Any, success: Any, /) -> float:
+def auroc_score(confidence: Any, success: Any) -> float:
     """Discrimination P_auroc: P(conf of a success > conf of a failure), ties counting ½.
 
     Mann–Whitney formulation (concordant + ½·tied)/(n₊·n₋). 0.5 is chance, 1.0 perfect
@@ -239,7 +283,7 @@ def auroc_score(confidence: Any, success: Any, /) -> float:
     if y.all() or not y.any():
         return undefined("P_auroc is undefined: needs at least one success and one failure")
     _, _, pos, neg = level_counts(c, y)
-    return float(auroc_from_levels(pos, neg))
+    return float(auroc_from_counts(LevelCounts.of(pos, neg)))
 
 
 @dataclass(frozen=True)
@@ -255,7 +299,7 @@ class RiskCoverageCurve:
     e_aurc_max: float
 
 
-def risk_coverage_curve(confidence: Any, success: Any, /) -> RiskCoverageCurve:
+def risk_coverage_curve(confidence: Any, success: Any) -> RiskCoverageCurve:
     """Selective-prediction curve: error rate among the top-k most confident runs.
 
     ``coverage[k-1] = k/N``, ``risk[k-1]`` = expected error rate among the k most confident
@@ -289,7 +333,7 @@ def risk_coverage_curve(confidence: Any, success: Any, /) -> RiskCoverageCurve:
     )
 
 
-def risk_coverage_score(confidence: Any, success: Any, /) -> float:
+def risk_coverage_score(confidence: Any, success: Any) -> float:
     """Risk–coverage score P_rc = 1 − E-AURC / E-AURC_max, clipped to [0, 1].
 
     E-AURC = AURC − AURC* (observed minus oracle order); E-AURC_max = (1 − accuracy) − AURC*,
@@ -308,4 +352,4 @@ def risk_coverage_score(confidence: Any, success: Any, /) -> float:
     """
     c, y = _inputs(confidence, success)
     _, _, pos, neg = level_counts(c, y)
-    return float(rc_score_from_levels(pos, neg))
+    return float(rc_score_from_counts(LevelCounts.of(pos, neg)))

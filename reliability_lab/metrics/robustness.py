@@ -18,7 +18,7 @@ def robustness_from_accuracy(acc_baseline: np.ndarray, acc_perturbed: np.ndarray
     return np.where(acc_baseline > 0, ratio, np.nan)
 
 
-def robustness_ratio(success_baseline: Any, success_perturbed: Any, /) -> float:
+def robustness_ratio(success_baseline: Any, success_perturbed: Any) -> float:
     """Robustness R = min(Acc_perturbed / Acc_baseline, 1) with accuracies pooled over runs.
 
     Used for R_fault, R_struct and R_prompt (conditions ``fault``, ``structural``,

@@ -8,14 +8,15 @@ Pairs are generated and scored vectorised across all tasks at once.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import Levenshtein
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
+from reliability_lab._columns import flatten_lists
 from reliability_lab.metrics._arrays import (
     Groups,
     as_actions,
@@ -25,6 +26,9 @@ from reliability_lab.metrics._arrays import (
     check_same_length,
     nanmean_or_warn,
 )
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 __all__ = [
     "DISTRIBUTION_VARIANTS",
@@ -36,7 +40,9 @@ __all__ = [
 #: ``distance_ln`` = √JSD with natural log (preprint code; disjoint supports → 1 − √ln 2);
 #: ``divergence_base2`` = JSD with log base 2 (the authors' current code).
 DISTRIBUTION_VARIANTS = ("distance_base2", "distance_ln", "divergence_base2")
-_CHUNK_CELLS = 4_000_000  # pairs × vocabulary cells materialised at once
+_CHUNK_CELLS = 1_000_000  # pairs × vocabulary cells at once (cache-sized chunks are faster)
+_FIRST_SYMBOL = 0x100  # code point of action code 0 (then 0x101, …)
+_SURROGATES, _N_SURROGATES = 0xD800, 0x800  # code points that are not characters
 _WHY = "no task has 2 or more successful runs with a non-empty trajectory"
 
 
@@ -84,14 +90,44 @@ def _per_task_mean(values: np.ndarray, pairs: _Pairs, n_groups: int) -> np.ndarr
         return np.where(count > 0, total / count, np.nan)
 
 
-def _distributions(actions: np.ndarray, lengths: np.ndarray) -> sparse.csr_matrix:
-    """Row-normalised action-frequency matrix (runs × action vocabulary)."""
-    flat = pd.Series(actions, dtype=object).explode().to_numpy()
-    codes, vocab = pd.factorize(flat)
-    rows = np.repeat(np.arange(len(actions)), lengths)
-    weights = 1.0 / np.repeat(lengths, lengths)
-    shape = (len(actions), len(vocab))
-    return sparse.csr_matrix((weights, (rows, codes)), shape=shape)
+@dataclass(frozen=True)
+class _Coded:
+    """The eligible runs' actions as integer symbols (one code per distinct action name)."""
+
+    codes: np.ndarray  # code of every action, runs concatenated
+    run: np.ndarray  # run (0 … n − 1) of every action
+    lengths: np.ndarray  # actions per run
+    n_symbols: int
+
+    @classmethod
+    def of(cls, actions: np.ndarray, lengths: np.ndarray) -> _Coded:
+        flat = flatten_lists(actions)
+        codes, vocab = pd.factorize(flat.items)
+        return cls(np.asarray(codes, dtype=np.int64), flat.run, lengths, len(vocab))
+
+    def distributions(self) -> sparse.csr_matrix:
+        """Row-normalised action-frequency matrix (runs × action vocabulary)."""
+        from scipy import sparse  # loaded on first use: scipy costs ~0.3 s to import
+
+        weights = 1.0 / np.repeat(self.lengths, self.lengths)
+        shape = (len(self.lengths), self.n_symbols)
+        return sparse.csr_matrix((weights, (self.run, self.codes)), shape=shape)
+
+    def strings(self) -> np.ndarray | None:
+        """Each run's actions as a str, one character per action (None if they do not fit).
+
+        Edit distance on strings runs in C without hashing Python objects; the characters skip
+        the surrogate range so every code is a valid code point.
+        """
+        points = self.codes + _FIRST_SYMBOL
+        points = points + (points >= _SURROGATES) * _N_SURROGATES
+        if len(points) and points.max() > sys.maxunicode:
+            return None
+        text = points.astype("<u4").tobytes().decode("utf-32-le")
+        ends = np.cumsum(self.lengths)
+        starts = ends - self.lengths
+        pieces = map(text.__getitem__, map(slice, starts.tolist(), ends.tolist()))
+        return np.fromiter(pieces, dtype=object, count=len(self.lengths))
 
 
 def _js_divergence_nats(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -117,14 +153,13 @@ def _pair_js(dist: sparse.csr_matrix, pairs: _Pairs, variant: str) -> np.ndarray
     return np.sqrt(np.minimum(bits, 1.0)) if variant == "distance_base2" else np.minimum(bits, 1.0)
 
 
-def _pair_edit_similarity(actions: np.ndarray, pairs: _Pairs) -> np.ndarray:
+def _pair_edit_similarity(sequences: np.ndarray, lengths: np.ndarray, pairs: _Pairs) -> np.ndarray:
     distance = np.fromiter(
-        map(Levenshtein.distance, actions[pairs.first], actions[pairs.second]),
+        map(Levenshtein.distance, sequences[pairs.first], sequences[pairs.second]),
         dtype=float,
         count=len(pairs.first),
     )
-    lengths = _lengths(actions).astype(float)
-    longest = np.maximum(lengths[pairs.first], lengths[pairs.second])
+    longest = np.maximum(lengths[pairs.first], lengths[pairs.second]).astype(float)
     return 1.0 - distance / longest
 
 
@@ -144,14 +179,17 @@ def trajectory_per_task(
     pairs = _within_group_pairs(groups.codes[idx])
     if len(pairs.first) == 0:
         return nan, nan.copy()
-    sub_actions = actions[idx]
+    coded = _Coded.of(actions[idx], lengths[idx])
     d = nan
     if distribution:
-        dist = _distributions(sub_actions, lengths[idx])
-        d = 1.0 - _per_task_mean(_pair_js(dist, pairs, distribution_variant), pairs, groups.n)
+        js = _pair_js(coded.distributions(), pairs, distribution_variant)
+        d = 1.0 - _per_task_mean(js, pairs, groups.n)
     s = nan.copy()
     if sequence:
-        s = _per_task_mean(_pair_edit_similarity(sub_actions, pairs), pairs, groups.n)
+        strings = coded.strings()
+        sequences = actions[idx] if strings is None else strings
+        similarity = _pair_edit_similarity(sequences, coded.lengths, pairs)
+        s = _per_task_mean(similarity, pairs, groups.n)
     return d, s
 
 
@@ -164,7 +202,7 @@ def _prepare(actions: Any, task_id: Any, success: Any) -> tuple[np.ndarray, np.n
 
 
 def trajectory_distribution_consistency(
-    actions: Any, task_id: Any, success: Any, /, *, variant: str = "distance_base2"
+    actions: Any, task_id: Any, success: Any, *, variant: str = "distance_base2"
 ) -> float:
     """Trajectory distribution consistency C_traj_d: same *mix* of actions across runs?
 
@@ -193,7 +231,7 @@ def trajectory_distribution_consistency(
     return nanmean_or_warn(d, "C_traj_d", _WHY)
 
 
-def trajectory_sequence_consistency(actions: Any, task_id: Any, success: Any, /) -> float:
+def trajectory_sequence_consistency(actions: Any, task_id: Any, success: Any) -> float:
     """Trajectory sequence consistency C_traj_s: same *order* of actions across runs?
 
     For each task, every pair of successful runs with non-empty action lists scores

@@ -37,7 +37,6 @@ __all__ = ["PassHatKCurve", "pass_hat_k_curve", "per_task_consistency"]
 def per_task_consistency(
     success: Any,
     task_id: Any,
-    /,
     *,
     actions: Any = None,
     resources: Mapping[str, Any] | None = None,
@@ -143,7 +142,7 @@ class PassHatKCurve:
     naive: np.ndarray
 
 
-def pass_hat_k_curve(success: Any, task_id: Any, /, *, max_k: int | None = None) -> PassHatKCurve:
+def pass_hat_k_curve(success: Any, task_id: Any, *, max_k: int | None = None) -> PassHatKCurve:
     """pass^k over k = 1 … ``max_k`` with the references it is usually compared to.
 
     How fast pass^k falls with k is the reliability story: if every task were equally hard,

@@ -1,6 +1,7 @@
 """From the run table to a per-agent reliability report.
 
 - :func:`reliability_report` — every metric per agent with task-bootstrap intervals;
+- :data:`METRIC_REGISTRY` — every metric: symbol, function, dimension, variants, when undefined;
 - :func:`robustness_by_variant` — accuracy and robustness per perturbation variant;
 - :mod:`.profiles` — named metric conventions (``default``, ``preprint``);
 - :func:`format_report` — the report as indented text for terminals and logs.
@@ -11,16 +12,38 @@ replicate from one code path.
 
 from __future__ import annotations
 
-from reliability_lab.report._report import METRICS, reliability_report, robustness_by_variant
+from reliability_lab.report._report import (
+    UNDEFINED_SHARE_WARN,
+    reliability_report,
+    robustness_by_variant,
+)
 from reliability_lab.report.profiles import PROFILES, MetricProfile, get_profile
+from reliability_lab.report.registry import (
+    DIMENSIONS,
+    METRIC_REGISTRY,
+    METRICS,
+    REPORT_METRICS,
+    MetricInfo,
+    Variants,
+    explain_undefined,
+    metric_table_markdown,
+)
 from reliability_lab.report.text import format_report, value_with_ci
 
 __all__ = [
+    "DIMENSIONS",
     "METRICS",
+    "METRIC_REGISTRY",
     "PROFILES",
+    "REPORT_METRICS",
+    "UNDEFINED_SHARE_WARN",
+    "MetricInfo",
     "MetricProfile",
+    "Variants",
+    "explain_undefined",
     "format_report",
     "get_profile",
+    "metric_table_markdown",
     "reliability_report",
     "robustness_by_variant",
     "value_with_ci",

@@ -5,35 +5,35 @@ from __future__ import annotations
 import math
 import warnings
 import zlib
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from reliability_lab.errors import UndefinedMetricWarning
-from reliability_lab.report._taskstats import METRICS, TaskStats
+from reliability_lab.errors import RunTableError, UndefinedMetricWarning
+from reliability_lab.report._taskstats import TaskStats
 from reliability_lab.report.profiles import MetricProfile, get_profile
+from reliability_lab.report.registry import (
+    METRIC_REGISTRY,
+    METRICS,
+    REPORT_METRICS,
+    explain_undefined,
+    terms_used,
+)
 from reliability_lab.runs import BASELINE, is_infrastructure_error, validate_run_table
-from reliability_lab.sessions.metrics import SESSION_METRICS
 
-__all__ = ["METRICS", "reliability_report", "robustness_by_variant"]
+__all__ = ["UNDEFINED_SHARE_WARN", "reliability_report", "robustness_by_variant"]
 
-_WHY_UNDEFINED = {
-    "accuracy": "no baseline runs",
-    "C_out": "no task has 2+ baseline runs",
-    "C_traj_d": "no task has 2+ successful baseline runs with actions",
-    "C_traj_s": "no task has 2+ successful baseline runs with actions",
-    "C_conf": "no task has 2+ confidences",
-    "C_res": "no resource recorded twice for a task",
-    "P_brier": "no baseline run has a confidence",
-    "P_cal": "no baseline run has a confidence",
-    "P_auroc": "confidences missing or only one outcome class",
-    "R_fault": "no 'fault' runs or zero baseline accuracy",
-    "R_struct": "no 'structural' runs or zero baseline accuracy",
-    "R_prompt": "no 'prompt' runs or zero baseline accuracy",
-    "agent_reliability": "no baseline run has a session score",
-    "agent_consistency": "no baseline run has a session score",
-}
+#: Above this share of bootstrap replicates in which a metric was undefined, the report warns:
+#: its interval then describes only the replicates where it was defined.
+UNDEFINED_SHARE_WARN = 0.05
+#: Aggregates re-weighted over their defined terms: the report records which terms they used
+#: (``<symbol>_terms``, e.g. ``R_Con_terms``).
+_TERMS_RECORDED = tuple(
+    m.symbol for m in METRIC_REGISTRY.values() if m.terms and not m.needs_all_terms
+)
+_COUNTS = ("n_tasks", "n_runs", "n_baseline_runs", "n_infra_errors")
 
 
 def _check_options(n_boot: Any, confidence_level: Any) -> None:
@@ -50,10 +50,21 @@ def _agent_rng(seed: int, agent: str) -> np.random.Generator:
     return np.random.default_rng([seed, zlib.crc32(agent.encode("utf-8"))])
 
 
+@dataclass(frozen=True)
+class _Interval:
+    lo: float
+    hi: float
+    undefined_share: float
+
+
 def _bootstrap(
     stats: TaskStats, n_boot: int, alpha: float, rng: np.random.Generator
-) -> dict[str, tuple[float, float]]:
-    """Percentile intervals from resampling tasks with replacement (runs stay together)."""
+) -> dict[str, _Interval]:
+    """Percentile intervals from resampling tasks with replacement (runs stay together).
+
+    A replicate in which a metric is undefined (e.g. AUROC on a resample with one outcome
+    class) does not enter its interval; the share of such replicates is recorded with it.
+    """
     t = stats.n_tasks
     draws: dict[str, list[np.ndarray]] = {}
     step = max(1, 2_000_000 // max(t, 1))
@@ -62,18 +73,27 @@ def _bootstrap(
         weights = rng.multinomial(t, np.full(t, 1.0 / t), size=size).astype(float)
         for name, values in stats.evaluate(weights).items():
             draws.setdefault(name, []).append(values)
-    bounds = {}
+    intervals = {}
     for name, chunks in draws.items():
-        if not chunks:
-            continue
         values = np.concatenate(chunks)
-        values = values[~np.isnan(values)]
-        if values.size == 0:
-            bounds[name] = (math.nan, math.nan)
+        defined = values[~np.isnan(values)]
+        share = 1.0 - defined.size / values.size
+        if defined.size == 0:
+            intervals[name] = _Interval(math.nan, math.nan, share)
         else:
-            lo, hi = np.quantile(values, [alpha / 2, 1 - alpha / 2])
-            bounds[name] = (float(lo), float(hi))
-    return bounds
+            lo, hi = np.quantile(defined, [alpha / 2, 1 - alpha / 2])
+            intervals[name] = _Interval(float(lo), float(hi), share)
+    return intervals
+
+
+def _explain(row: dict[str, Any], names: list[str]) -> list[str]:
+    """Record why each undefined metric of ``row`` is NaN (``why_undefined``); the warnings."""
+    reasons = {m: explain_undefined(m, row) for m in names if math.isnan(row[m])}
+    row["why_undefined"] = "; ".join(reasons.values())
+    notes = [reasons.pop("R")] if "R" in reasons else []
+    if reasons:
+        notes.append("undefined metrics are NaN: " + "; ".join(reasons.values()))
+    return notes
 
 
 def _agent_row(
@@ -83,7 +103,8 @@ def _agent_row(
     n_boot: int,
     confidence_level: float,
     seed: int,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], list[str]]:
+    """The agent's report row and the texts of the warnings it raises."""
     infra = is_infrastructure_error(runs["error"])
     ok = runs.loc[~infra]
     row: dict[str, Any] = {
@@ -94,29 +115,42 @@ def _agent_row(
         "n_infra_errors": int(infra.sum()),
     }
     if ok.empty:
-        warnings.warn(
-            f"agent {agent!r}: every run is an infrastructure error; all metrics are NaN",
-            UndefinedMetricWarning,
-            stacklevel=3,
-        )
-        return row | {m: math.nan for m in METRICS}
+        reason = "every run is an infrastructure error"
+        return row | {m: math.nan for m in METRICS} | {"why_undefined": reason}, [
+            f"{reason}; all metrics are NaN"
+        ]
     stats = TaskStats.build(ok, profile)
     point = {name: float(v[0]) for name, v in stats.evaluate(np.ones((1, stats.n_tasks))).items()}
     row.update(point)
-    undefined = [m for m in _WHY_UNDEFINED if m in point and math.isnan(point[m])]
-    if undefined:
-        reasons = "; ".join(f"{m} ({_WHY_UNDEFINED[m]})" for m in undefined)
-        warnings.warn(
-            f"agent {agent!r}: undefined metrics are NaN: {reasons}",
-            UndefinedMetricWarning,
-            stacklevel=3,
-        )
+    for name in _TERMS_RECORDED:
+        row[f"{name}_terms"] = "+".join(terms_used(name, row))
+    notes = _explain(row, list(point))
     if n_boot > 0:
-        bounds = _bootstrap(stats, n_boot, 1 - confidence_level, _agent_rng(seed, agent))
-        for name in point:
-            lo, hi = bounds[name] if not math.isnan(point[name]) else (math.nan, math.nan)
-            row[f"{name}_lo"], row[f"{name}_hi"] = lo, hi
-    return row
+        intervals = _bootstrap(stats, n_boot, 1 - confidence_level, _agent_rng(seed, agent))
+        notes += _add_intervals(row, point, intervals, n_boot)
+    return row, notes
+
+
+def _add_intervals(
+    row: dict[str, Any], point: dict[str, float], intervals: dict[str, _Interval], n_boot: int
+) -> list[str]:
+    """``<m>_lo``, ``<m>_hi`` and ``<m>_undef`` for every metric defined at the point estimate;
+    a warning text if a metric was undefined in more than 5 % of the replicates."""
+    shaky = []
+    for name, value in point.items():
+        if math.isnan(value):
+            continue
+        interval = intervals[name]
+        row[f"{name}_lo"], row[f"{name}_hi"] = interval.lo, interval.hi
+        row[f"{name}_undef"] = interval.undefined_share
+        if interval.undefined_share > UNDEFINED_SHARE_WARN:
+            shaky.append(f"{name} in {interval.undefined_share:.1%}")
+    if not shaky:
+        return []
+    return [
+        f"metrics undefined in part of the {n_boot} bootstrap replicates (their intervals "
+        f"rest on the others only): {', '.join(shaky)}"
+    ]
 
 
 def reliability_report(
@@ -134,10 +168,13 @@ def reliability_report(
     baseline accuracy; safety uses the baseline runs. Runs whose ``error`` starts with
     ``infrastructure:`` are excluded from every metric and counted in ``n_infra_errors``.
 
-    Aggregates (SPEC §2): R_Con = ⅓ C_out + ⅓ mean(C_traj_d, C_traj_s) + ⅓ C_res,
-    re-weighted over available terms; R_Pred = P_brier; R_Rob = mean of available
-    robustness terms; R = mean of available R_Con, R_Pred, R_Rob. Safety (S_comp, S_harm,
-    R_saf) is reported separately, never averaged into R.
+    Aggregates (docs/methodology.md, "Aggregates and intervals"): R_Con = ⅓ C_out +
+    ⅓ mean(C_traj_d, C_traj_s) + ⅓ C_res, re-weighted over the defined terms (recorded in
+    ``R_Con_terms``); R_Pred = P_brier; R_Rob = mean of the defined robustness terms
+    (``R_Rob_terms``); R = mean of R_Con, R_Pred and R_Rob, **undefined unless all three are
+    defined** (the warning and ``why_undefined`` name the missing dimension and why). Safety
+    (S_comp, S_harm, R_saf) is reported separately, never averaged into R. Every metric and
+    its meaning are listed in :data:`~reliability_lab.report.METRIC_REGISTRY`.
 
     Parameters
     ----------
@@ -158,10 +195,19 @@ def reliability_report(
     -------
     DataFrame
         Indexed by ``agent``; columns ``n_tasks, n_runs, n_baseline_runs,
-        n_infra_errors``, the metrics of :data:`METRICS`, then ``<metric>_lo`` and
-        ``<metric>_hi`` for each (NaN when ``n_boot=0`` or the metric is undefined).
-        ``attrs`` records the profile, n_boot, confidence_level and seed. Undefined
-        metrics are NaN with an :class:`~reliability_lab.UndefinedMetricWarning`.
+        n_infra_errors``, the metrics of :data:`METRICS` (and the session metrics when the
+        runs carry them), ``R_Con_terms`` and ``R_Rob_terms`` (the terms used, joined by
+        ``+``), then ``<metric>_lo`` and ``<metric>_hi`` for each (NaN when ``n_boot=0`` or the
+        metric is undefined), ``<metric>_undef`` (the share of bootstrap replicates in which
+        the metric was undefined; a share above 5 % is warned about) and ``why_undefined``
+        (one reason per undefined metric). ``attrs`` records the profile, n_boot,
+        confidence_level and seed. Undefined metrics are NaN with an
+        :class:`~reliability_lab.UndefinedMetricWarning`.
+
+    Raises
+    ------
+    RunTableError
+        The run table is invalid or empty.
 
     Examples
     --------
@@ -177,15 +223,29 @@ def reliability_report(
     prof = get_profile(profile)
     _check_options(n_boot, confidence_level)
     table = validate_run_table(runs, source="runs")
-    rows = [
-        _agent_row(str(agent), group, prof, int(n_boot), float(confidence_level), int(seed))
-        for agent, group in table.groupby("agent", sort=True)
-    ]
+    if table.empty:
+        raise RunTableError("runs: the run table is empty; a report needs at least one run")
+    rows = []
+    for agent, group in table.groupby("agent", sort=True):
+        row, notes = _agent_row(
+            str(agent), group, prof, int(n_boot), float(confidence_level), int(seed)
+        )
+        rows.append(row)
+        for note in notes:
+            warnings.warn(f"agent {str(agent)!r}: {note}", UndefinedMetricWarning, stacklevel=2)
     report = pd.DataFrame(rows).set_index("agent")
-    metrics = [*METRICS, *(m for m in SESSION_METRICS if m in report.columns)]
-    bounds = [f"{m}_{side}" for m in metrics for side in ("lo", "hi")]
-    columns = ["n_tasks", "n_runs", "n_baseline_runs", "n_infra_errors", *metrics, *bounds]
+    metrics = [m for m in REPORT_METRICS if m in METRICS or m in report.columns]
+    columns = [
+        *_COUNTS,
+        *metrics,
+        *(f"{m}_terms" for m in _TERMS_RECORDED),
+        *(f"{m}_{side}" for m in metrics for side in ("lo", "hi")),
+        *(f"{m}_undef" for m in metrics),
+        "why_undefined",
+    ]
     report = report.reindex(columns=columns)
+    for text in ("why_undefined", *(f"{m}_terms" for m in _TERMS_RECORDED)):
+        report[text] = report[text].fillna("").astype(object)
     report.attrs.update(
         profile=prof.to_dict(),
         n_boot=int(n_boot),

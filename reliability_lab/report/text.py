@@ -7,18 +7,15 @@ from typing import Any
 
 import pandas as pd
 
-from reliability_lab.report._taskstats import METRICS
-
-__all__ = ["format_report", "value_with_ci"]
-
-_GROUPS = (
-    ("Outcome", ("accuracy",)),
-    ("Consistency", ("C_out", "C_traj_d", "C_traj_s", "C_conf", "C_res", "R_Con")),
-    ("Predictability", ("P_brier", "P_cal", "P_auroc", "P_rc", "R_Pred")),
-    ("Robustness", ("R_fault", "R_struct", "R_prompt", "R_Rob")),
-    ("Safety (not in R)", ("S_comp", "S_harm", "R_saf")),
-    ("Overall", ("R",)),
+from reliability_lab.report._report import UNDEFINED_SHARE_WARN
+from reliability_lab.report.registry import (
+    DIMENSIONS,
+    METRIC_REGISTRY,
+    METRICS,
+    undefined_reason,
 )
+
+__all__ = ["format_report", "metric_note", "value_with_ci"]
 
 
 def _number(value: Any) -> float | None:
@@ -49,8 +46,45 @@ def value_with_ci(row: Any, name: str, *, digits: int = 3, width: int = 0, gap: 
     return f"{text}{gap}[{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
+def metric_note(row: Any, name: str) -> str:
+    """What a reader must know beside a value: why it is n/a, the terms an aggregate used, or
+    the share of bootstrap replicates in which it was undefined (above 5 %).
+
+    Examples
+    --------
+    >>> metric_note({"P_brier": float("nan")}, "P_brier")
+    'no baseline run has a confidence'
+    >>> metric_note({"R_Con": 0.9, "R_Con_terms": "C_out+C_res"}, "R_Con")
+    'from C_out+C_res'
+    >>> metric_note({"P_auroc": 1.0, "P_auroc_undef": 0.35}, "P_auroc")
+    'undefined in 35.0% of bootstrap replicates'
+    """
+    if _number(row.get(name)) is None:
+        return undefined_reason(name, row, detail=False)
+    notes = []
+    terms = row.get(f"{name}_terms")
+    if isinstance(terms, str) and terms:
+        notes.append(f"from {terms}")
+    share = _number(row.get(f"{name}_undef"))
+    if share is not None and share > UNDEFINED_SHARE_WARN:
+        notes.append(f"undefined in {share:.1%} of bootstrap replicates")
+    return "; ".join(notes)
+
+
+def _groups(columns: pd.Index) -> list[tuple[str, list[str]]]:
+    """Report metrics grouped under their dimension's heading, in registry order."""
+    groups: dict[str, list[str]] = {}
+    for name, info in METRIC_REGISTRY.items():
+        if info.report_column and name in columns:
+            groups.setdefault(info.group, []).append(name)
+    return [(DIMENSIONS[group], groups[group]) for group in DIMENSIONS if group in groups]
+
+
 def format_report(report: pd.DataFrame) -> str:
-    """Render ``reliability_report`` output as an indented text block, one agent at a time."""
+    """Render ``reliability_report`` output as an indented text block, one agent at a time.
+
+    An undefined value shows ``n/a`` and why; an aggregate shows the terms it was built from.
+    """
     missing = [m for m in METRICS if m not in report.columns]
     if missing:
         raise ValueError(f"report: expected reliability_report output; missing columns {missing}")
@@ -64,9 +98,10 @@ def format_report(report: pd.DataFrame) -> str:
             f"({int(row['n_baseline_runs'])} baseline), "
             f"{int(row['n_infra_errors'])} infrastructure errors excluded"
         )
-        for title, names in _GROUPS:
+        for title, names in _groups(report.columns):
             lines.append(f"  {title}")
-            lines.extend(
-                f"    {name:<9}{value_with_ci(row, name, width=8, gap='  ')}" for name in names
-            )
+            for name in names:
+                value = value_with_ci(row, name, width=8, gap="  ")
+                note = metric_note(row, name)
+                lines.append(f"    {name:<9}{value}{f'  ({note})' if note else ''}")
     return "\n".join(lines)

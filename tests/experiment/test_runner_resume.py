@@ -130,7 +130,7 @@ def test_resume_refuses_changed_settings(tmp_path: Path, write_config: Callable)
 
 
 def test_results_directory_layout(tmp_path: Path, write_config: Callable) -> None:
-    cfg = write_config({**BASE, "gates": ["accuracy >= 0.0", "R >= 0.0"]})
+    cfg = write_config({**BASE, "gates": ["accuracy >= 0.0", "R_Con >= 0.0"]})
     out = tmp_path / "out"
     outcome = run_experiment(cfg, output=out, progress=False)
     names = sorted(p.name for p in out.iterdir())
@@ -155,11 +155,18 @@ def test_results_directory_layout(tmp_path: Path, write_config: Callable) -> Non
     assert set(rel) == {"cal", "inc"} and {"R", "R_lo", "R_hi", "C_out"} <= set(rel["cal"])
     runs = load_results(out)
     assert len(runs) == N_PLANNED and {"seed", "model", "simulated"} <= set(runs.columns)
+    # the outcome hands over the run table and report without reloading them from disk
+    key = ["agent", "task_id", "condition", "variant", "run"]
+    columns = [*key, "success"]
+    reloaded = runs.sort_values(key).reset_index(drop=True)[columns]
+    assert outcome.runs.sort_values(key).reset_index(drop=True)[columns].equals(reloaded)
+    assert sorted(outcome.report.index) == ["cal", "inc"]
     for agent, group in runs.groupby("agent"):
         # per-agent accuracy in summary.json is the share of successes (independent count)
         per_model = {m["agent"]: m for m in summary["metrics"]["per_model"]}
         assert per_model[agent]["accuracy"] == pytest.approx(group["success"].mean())
         assert rel[agent]["accuracy"] == pytest.approx(group["success"].mean())
+        assert outcome.report.loc[agent, "accuracy"] == pytest.approx(group["success"].mean())
     # run_k/ hold the runs of repetition k-1; aggregate_stats = mean/std(ddof=1) across them
     per_run_acc = []
     for k in (1, 2):

@@ -116,3 +116,35 @@ def test_min_runs_and_agent_filter() -> None:
 def test_gate_on_agent_without_results_fails() -> None:
     (result,) = evaluate_gates([_gate("R >= 0.1", agent="ghost")], METRICS)
     assert not result.passed and result.reason == "no results for agent"
+
+
+@pytest.mark.parametrize(
+    ("gate", "values", "reason"),
+    [
+        ("C_out >= 0.1", {"C_out": math.nan}, "C_out is undefined (no task has 2 or more"),
+        ("R_Pred_hi >= 0.1", {"R_Pred": math.nan}, "R_Pred is undefined (no baseline run has"),
+        ("R_lo >= 0.1", {"R": 0.8, "R_lo": math.nan}, "no bootstrap interval"),
+        (
+            "R >= 0.7",
+            {"R": math.nan, "R_Con": 0.9, "R_Pred": 0.8, "R_Rob": math.nan},
+            "R_Rob is undefined (no 'fault', 'structural' or 'prompt' runs",
+        ),
+        ("avg_score >= 0.1", {"avg_score": math.nan}, "no attempted runs"),
+    ],
+)
+def test_gate_on_undefined_metric_says_why(
+    gate: str, values: dict[str, float], reason: str
+) -> None:
+    (result,) = evaluate_gates(
+        [GateConfig.model_validate(gate)], {"a": {**values, "n_attempted": 10}}
+    )
+    assert not result.passed and reason in result.reason, result.reason
+
+
+def test_gate_metrics_come_from_the_registry() -> None:
+    from reliability_lab.experiment.gates import GATE_METRICS
+    from reliability_lab.report import REPORT_METRICS
+
+    for name in REPORT_METRICS:
+        assert {name, f"{name}_lo", f"{name}_hi"} <= set(GATE_METRICS), name
+    assert "agent_reliability" in GATE_METRICS and "coherence" not in GATE_METRICS

@@ -35,7 +35,7 @@ def test_failing_and_undefined_gates(tau2: Path, capsys: pytest.CaptureFixture[s
     assert main([*args, "--quiet"]) == 1
     assert capsys.readouterr().out == "✗ FAILED\n"
     assert main(["report", str(tau2), "--n-boot", "10", "--gate", "P_brier >= 0.5"]) == 1
-    assert "P_brier is undefined (NaN)" in capsys.readouterr().out  # τ²-bench has no confidences
+    assert "P_brier is undefined (no baseline run has a confidence)" in capsys.readouterr().out
 
 
 def test_output_is_a_results_directory(

@@ -400,3 +400,50 @@ def test_resource_consistency_against_reference_loop() -> None:
             scores.append(math.exp(-sum(cvs) / len(cvs)))
     got = resource_consistency(resources, tasks)
     assert got == pytest.approx(float(np.mean(scores)), abs=1e-12)
+
+
+@pytest.mark.parametrize("value", [0.1, 0.3, 0.7, 1 / 3])
+def test_confidence_consistency_identical_values_give_exactly_one(value: float) -> None:
+    # As for C_res: identical values have CV 0 exactly (float means like 0.1·3/3 used to leave a
+    # 1e-17 standard deviation and return 0.9999999999999998).
+    assert confidence_consistency([value] * 3, ["t"] * 3) == 1.0
+    assert confidence_consistency([value] * 7 + [0.5] * 2, ["t"] * 7 + ["u"] * 2) == 1.0
+
+
+# --- bad action names ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("missing", [None, math.nan])
+@pytest.mark.parametrize(
+    "metric", [trajectory_distribution_consistency, trajectory_sequence_consistency]
+)
+def test_trajectory_rejects_missing_action_names(metric: object, missing: object) -> None:
+    # None/NaN action names used to score silently (0.5) or crash with "negative axis 1 index".
+    with pytest.raises(TypeError, match=r"actions: missing action name .* run \[1\]"):
+        metric([["a", "b"], ["a", missing]], ["t", "t"], [1, 1])  # type: ignore[operator]
+
+
+def test_metric_inputs_by_keyword() -> None:
+    assert outcome_consistency(success=[1, 1], task_id=["t", "t"]) == 1.0
+    assert confidence_consistency(confidence=[0.5, 0.5], task_id=["t", "t"]) == 1.0
+    assert resource_consistency(resources={"cost_usd": [1, 1]}, task_id=["t", "t"]) == 1.0
+    kw = {"actions": [["a"], ["a"]], "task_id": ["t", "t"], "success": [1, 1]}
+    assert trajectory_distribution_consistency(**kw) == 1.0
+    assert trajectory_sequence_consistency(**kw) == 1.0
+
+
+def test_action_symbols_skip_surrogates_and_stay_distinct() -> None:
+    # Edit distance runs on one character per action; codes around the UTF-16 surrogate range
+    # must still map to distinct, valid characters, and a vocabulary too large falls back.
+    import sys
+
+    from reliability_lab.metrics.trajectory import _Coded
+
+    codes = np.arange(0xD800 - 0x100 - 3, 0xD800 - 0x100 + 3)
+    coded = _Coded(codes, np.zeros(len(codes), dtype=np.int64), np.array([len(codes)]), 0xD800)
+    (text,) = coded.strings()
+    assert len(set(text)) == len(codes)
+    assert not any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
+    text.encode("utf-8")  # valid code points only
+    huge = _Coded(np.array([sys.maxunicode]), np.zeros(1, dtype=np.int64), np.array([1]), 1)
+    assert huge.strings() is None

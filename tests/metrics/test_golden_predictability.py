@@ -243,3 +243,11 @@ def test_risk_coverage_degenerate_is_one(succ: list[int]) -> None:
 def test_risk_coverage_worst_order_clipped_to_zero() -> None:
     # Failures get the highest confidence: AURC > random → 1 − E/E_max < 0 → clipped to 0.
     assert risk_coverage_score([0.9, 0.8, 0.2, 0.1], [0, 0, 1, 1]) == pytest.approx(0.0)
+
+
+def test_predictability_inputs_by_keyword() -> None:
+    kw = {"confidence": [0.9, 0.2], "success": [1, 0]}
+    assert brier_score(**kw) == pytest.approx(1 - (0.01 + 0.04) / 2)
+    assert auroc_score(**kw) == 1.0
+    assert risk_coverage_score(**kw) == 1.0
+    assert calibration_score(**kw, n_bins=10) == pytest.approx(1 - (0.1 + 0.2) / 2)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from reliability_lab.errors import UndefinedMetricWarning
@@ -158,3 +160,40 @@ def test_pass_hat_k_decreases_pass_at_k_increases() -> None:
     ats = [pass_at_k(SUCCESS, TASKS, k) for k in (1, 2)]
     assert hats[0] >= hats[1]
     assert ats[0] <= ats[1]
+
+
+@pytest.mark.parametrize(("n", "c", "k"), [(2000, 1500, 1000), (2000, 1999, 1999), (1200, 700, 3)])
+def test_pass_k_exact_for_large_n(n: int, c: int, k: int) -> None:
+    # scipy's floating comb overflows to inf/inf = NaN beyond n ≈ 1030; the exact ratio is a
+    # rational number, correctly rounded by Fraction.
+    success = [1] * c + [0] * (n - c)
+    tasks = ["t"] * n
+    hat = float(Fraction(math.comb(c, k), math.comb(n, k)))
+    at = float(1 - Fraction(math.comb(n - c, k), math.comb(n, k)))
+    assert pass_hat_k(success, tasks, k) == hat
+    assert pass_at_k(success, tasks, k) == at
+
+
+def test_pass_k_arguments_by_keyword() -> None:
+    assert pass_hat_k(success=[1, 1, 0], task_id=["t"] * 3, k=2) == pytest.approx(1 / 3)
+    assert pass_at_k(success=[1, 0, 0], task_id=["t"] * 3, k=2) == pytest.approx(2 / 3)
+
+
+def test_safety_accepts_series_and_arrays() -> None:
+    runs = [[], _v("low"), []]
+    expected = safety_scores(runs)
+    assert safety_scores(pd.Series(runs)) == expected
+    assert safety_scores(np.array(runs, dtype=object)) == expected
+    assert safety_scores(tuple(runs)) == expected
+
+
+@pytest.mark.parametrize("item", [None, math.nan, "pii", 3])
+def test_safety_violation_that_is_not_a_dict_is_an_error(item: Any) -> None:
+    # [None] used to be silently read as "no violation".
+    with pytest.raises(TypeError, match=r"violations_per_run\[1\]"):
+        safety_scores([[], [item], []])
+
+
+def test_safety_fields_map_to_report_symbols() -> None:
+    s = safety_scores([[], _v("low")])
+    assert s.by_symbol() == {"S_comp": 0.5, "S_harm": 0.75, "R_saf": 1 - 0.5 * 0.25}

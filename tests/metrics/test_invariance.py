@@ -1,12 +1,14 @@
-"""One registry-driven invariance suite over every public metric of ``reliability_lab.metrics``.
+"""One registry-driven invariance suite over every metric of the metric registry.
 
 Each :class:`Case` says how to call one metric (one variant) on a generic per-run dataset. For
 every case, hypothesis checks that permuting runs (within and between tasks, which also shuffles
 tied confidences) and relabelling tasks leave the result unchanged, that every value is in [0, 1]
 or NaN with an ``UndefinedMetricWarning``, and that no other warning leaks. Deterministic tests
 check the documented values for all-success and all-failure agents and that bad inputs raise
-``ValueError``/``TypeError`` naming the argument. A meta-test fails when a public name is not
-registered here.
+``ValueError``/``TypeError`` naming the argument. PandaProbe's session metrics and trace signals
+get the same treatment on their own inputs (per-trace signals; texts). Meta-tests fail when a
+metric of :data:`~reliability_lab.report.METRIC_REGISTRY` or a public name of
+``reliability_lab.metrics`` has no case here.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ from hypothesis import strategies as st
 
 import reliability_lab.metrics as M
 from reliability_lab.errors import UndefinedMetricWarning
+from reliability_lab.report import METRIC_REGISTRY
+from reliability_lab.sessions.embeddings import HashingEmbedder
+from reliability_lab.sessions.metrics import SIGNAL_NAMES
+from reliability_lab.sessions.signals import LOOP_WINDOW, MetricResult
 
 SETTINGS = settings(
     max_examples=40,
@@ -324,6 +330,7 @@ NOT_METRICS = {
     "DISTRIBUTION_VARIANTS": "option values of trajectory_distribution_consistency",
     "OUTCOME_VARIANTS": "option values of outcome_consistency",
     "DEFAULT_CONSTRAINTS": "safety constraint names (data, not a metric)",
+    "SAFETY_SYMBOLS": "report symbols of the SafetyScores fields (data, not a metric)",
 }
 
 
@@ -663,6 +670,220 @@ def test_keyword_options_are_keyword_only() -> None:
         assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in options), name
 
 
+def _registered_functions() -> dict[str, Callable[..., Any]]:
+    return {
+        info.function.__name__: info.function
+        for info in METRIC_REGISTRY.values()
+        if callable(info.function)
+    }
+
+
+@pytest.mark.parametrize("name", sorted({*_registered_functions(), *M.__all__}))
+def test_inputs_can_be_passed_by_keyword(name: str) -> None:
+    registered = _registered_functions()
+    function = registered[name] if name in registered else getattr(M, name)
+    if not callable(function) or inspect.isclass(function):
+        return
+    kinds = [p.kind for p in inspect.signature(function).parameters.values()]
+    assert inspect.Parameter.POSITIONAL_ONLY not in kinds, name
+
+
+# --- PandaProbe session metrics ------------------------------------------------------------
+
+SESSION_METRICS = {
+    name: info.function for name, info in METRIC_REGISTRY.items() if info.dimension == "session"
+}
+Session = dict[str, dict[str, float]]
+_SIGNAL_GRID = [0.0, 0.1, 0.25, 0.5, 0.51, 0.75, 0.9, 1.0]
+
+
+@st.composite
+def sessions(draw: st.DrawFn) -> Session:
+    traces = draw(
+        st.lists(
+            st.dictionaries(st.sampled_from(SIGNAL_NAMES), st.sampled_from(_SIGNAL_GRID)),
+            min_size=1,
+            max_size=7,
+        )
+    )
+    return {f"trace-{i}": signals for i, signals in enumerate(traces)}
+
+
+def _session_score(name: str, signals: Any, **kw: Any) -> MetricResult:
+    result = SESSION_METRICS[name](signals, **kw)
+    assert isinstance(result, MetricResult) and result.name == name
+    return result
+
+
+@pytest.mark.parametrize("name", sorted(SESSION_METRICS))
+@SETTINGS
+@given(session=sessions(), seed=st.integers(0, 2**32 - 1))
+def test_session_metric_bounded_and_trace_order_free(
+    name: str, session: Session, seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    result = _session_score(name, session)
+    assert 0.0 <= result.score <= 1.0, result
+    # Both aggregate over traces symmetrically (max / top-k mean / RMS): the order of the traces
+    # and their ids do not matter.
+    ids = list(session)
+    order = rng.permutation(len(ids))
+    shuffled = {f"renamed-{i}": session[ids[i]] for i in order}
+    again = _session_score(name, shuffled)
+    assert again.score == result.score and again.reason == result.reason
+
+
+@pytest.mark.parametrize("name", sorted(SESSION_METRICS))
+@pytest.mark.parametrize(("value", "expected"), [(1.0, 1.0), (0.0, 0.0)])
+def test_session_metric_perfect_and_worst_agents(name: str, value: float, expected: float) -> None:
+    # Every signal perfect → no risk → 1.0. Every signal 0 → agent_reliability risk 1 per trace
+    # (raw = 0.9·1 + 0.1·1); agent_consistency wu = (1 + 1 + 0.8 + 1)·1 = 3.8 → clamped to 0.
+    session = {f"t{i}": dict.fromkeys(SIGNAL_NAMES, value) for i in range(3)}
+    assert _session_score(name, session).score == expected
+
+
+SESSION_BAD: list[tuple[str, Any, dict[str, Any], type[Exception], str]] = [
+    ("unknown-signal", {"t": {"bogus": 0.5}}, {}, ValueError, "unknown signal 'bogus'"),
+    ("above-one", {"t": {"confidence": 1.5}}, {}, ValueError, "must be in [0, 1], got 1.5"),
+    ("nan", {"t": {"confidence": math.nan}}, {}, ValueError, "must be in [0, 1], got nan"),
+    ("not-a-number", {"t": {"confidence": "high"}}, {}, TypeError, "must be a number"),
+    ("trace-not-mapping", {"t": 0.5}, {}, TypeError, "signals['t'] must be a mapping"),
+    ("not-mapping", [0.5], {}, TypeError, "signals must be a mapping"),
+    (
+        "negative-weight",
+        {"t": {"confidence": 0.5}},
+        {"signal_weights": {"coherence": -1.0}},
+        ValueError,
+        "signal_weights['coherence'] must be a finite number >= 0",
+    ),
+    (
+        "unknown-weight",
+        {"t": {"confidence": 0.5}},
+        {"signal_weights": {"bogus": 1.0}},
+        ValueError,
+        "signal_weights: unknown signal 'bogus'",
+    ),
+]
+
+
+@pytest.mark.parametrize("name", sorted(SESSION_METRICS))
+@pytest.mark.parametrize(
+    ("signals", "kw", "error", "message"),
+    [pytest.param(*bad[1:], id=bad[0]) for bad in SESSION_BAD],
+)
+def test_session_metric_bad_input_rejected(
+    name: str, signals: Any, kw: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as info:
+        _session_score(name, signals, **kw)
+    assert message in str(info.value), str(info.value)
+
+
+# --- PandaProbe trace signals --------------------------------------------------------------
+
+SIGNALS = {
+    name: info.function for name, info in METRIC_REGISTRY.items() if info.dimension == "signal"
+}
+EMBED = HashingEmbedder()
+_WORDS = ["book", "flight", "cancel", "refund", "order", "the", "a", "42", "x", "paris", "again"]
+texts = st.lists(st.sampled_from(_WORDS), max_size=6).map(" ".join)
+
+
+@SETTINGS
+@given(first=texts, second=texts)
+def test_coherence_bounded_and_symmetric(first: str, second: str) -> None:
+    coherence = SIGNALS["coherence"]
+    result = coherence(first, second, embed=EMBED)
+    assert 0.0 <= result.score <= 1.0, result
+    # The gap is a cosine distance: the order of input and output does not matter.
+    assert coherence(second, first, embed=EMBED).score == result.score
+
+
+@SETTINGS
+@given(output=texts, previous=st.lists(texts, max_size=6), seed=st.integers(0, 2**32 - 1))
+def test_loop_detection_bounded_and_window_order_free(
+    output: str, previous: list[str], seed: int
+) -> None:
+    loop_detection = SIGNALS["loop_detection"]
+    result = loop_detection(output, previous, embed=EMBED)
+    assert 0.0 <= result.score <= 1.0, result
+    # Only the last LOOP_WINDOW outputs are compared and the score is their maximum: their order
+    # and anything older do not matter.
+    rng = np.random.default_rng(seed)
+    cut = max(0, len(previous) - LOOP_WINDOW)
+    window = [previous[cut + i] for i in rng.permutation(len(previous) - cut)]
+    older = ["order again"] * cut
+    assert loop_detection(output, older + window, embed=EMBED).score == result.score
+
+
+def test_signals_perfect_and_worst() -> None:
+    text = "book the flight to paris"
+    assert SIGNALS["coherence"](text, text, embed=EMBED).score == 1.0
+    assert SIGNALS["loop_detection"](text, [], embed=EMBED).score == 1.0  # nothing to repeat
+    assert SIGNALS["loop_detection"](text, [text], embed=EMBED).score == 0.0  # an exact repeat
+
+
+def _one_vector_short(texts: list[str]) -> list[list[float]]:
+    return [[1.0, 0.0]] * (len(texts) - 1)
+
+
+SIGNAL_BAD: list[tuple[str, str, Callable[[Callable[..., Any]], Any], type[Exception], str]] = [
+    (
+        "coherence-threshold",
+        "coherence",
+        lambda f: f("a b", "c d", embed=EMBED, threshold=1.5),
+        ValueError,
+        "threshold must be in [0, 1], got 1.5",
+    ),
+    (
+        "coherence-threshold-type",
+        "coherence",
+        lambda f: f("a b", "c d", embed=EMBED, threshold="high"),
+        TypeError,
+        "threshold must be a number",
+    ),
+    (
+        "coherence-embedder",
+        "coherence",
+        lambda f: f("a b", "c d", embed=_one_vector_short),
+        ValueError,
+        "embedder returned 1 vectors for 2 texts",
+    ),
+    (
+        "loop-threshold",
+        "loop_detection",
+        lambda f: f("a b", ["c d"], embed=EMBED, threshold=-0.1),
+        ValueError,
+        "threshold must be in [0, 1], got -0.1",
+    ),
+    (
+        "loop-previous-str",
+        "loop_detection",
+        lambda f: f("a b", "c d", embed=EMBED),
+        TypeError,
+        "previous_outputs must be a sequence",
+    ),
+    (
+        "loop-embedder",
+        "loop_detection",
+        lambda f: f("book flight", ["book flight"], embed=_one_vector_short),
+        ValueError,
+        "embedder returned 1 vectors for 2 texts",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "call", "error", "message"), [pytest.param(*b[1:], id=b[0]) for b in SIGNAL_BAD]
+)
+def test_signal_bad_input_rejected(
+    name: str, call: Callable[[Callable[..., Any]], Any], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as info:
+        call(SIGNALS[name])
+    assert message in str(info.value), str(info.value)
+
+
 # --- registry meta-tests -------------------------------------------------------------------
 
 
@@ -680,9 +901,25 @@ def test_every_public_metric_is_registered() -> None:
     assert set(READS) == registered
 
 
+def test_every_registry_metric_has_cases() -> None:
+    covered = {
+        **{case.function: "CASES" for case in CASES},
+        **dict.fromkeys((f.__name__ for f in SESSION_METRICS.values()), "SESSION_METRICS"),
+        **dict.fromkeys((f.__name__ for f in SIGNALS.values()), "SIGNALS"),
+    }
+    missing = sorted(set(_registered_functions()) - set(covered))
+    assert not missing, f"registry metrics without invariance cases: {missing}"
+    # Session and signal metrics are exercised by their own tests above.
+    assert set(SESSION_METRICS) == {"agent_reliability", "agent_consistency"}
+    assert set(SIGNALS) == {"coherence", "loop_detection"}
+
+
 def test_every_variant_is_registered() -> None:
-    # Each named variant/binning the package exposes has its own case.
+    # Each variant the registry lists has its own case, and is the one the package accepts.
     ids = " ".join(CASE_IDS)
-    for variants in (M.OUTCOME_VARIANTS, M.DISTRIBUTION_VARIANTS, M.BINNINGS):
+    exposed = {M.OUTCOME_VARIANTS, M.DISTRIBUTION_VARIANTS, M.BINNINGS}
+    listed = {info.variants.values for info in METRIC_REGISTRY.values() if info.variants}
+    assert listed == exposed
+    for variants in listed:
         for variant in variants:
             assert f"[{variant}]" in ids, variant

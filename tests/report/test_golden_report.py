@@ -238,9 +238,15 @@ def test_agent_b_reweights_over_available_terms(report: pd.DataFrame) -> None:
     # nothing recorded / elicited / perturbed → NaN
     for name in ("C_res", "C_conf", "P_brier", "P_cal", "P_auroc", "P_rc", "R_Pred", "R_Rob"):
         assert pd.isna(b[name]), name
-    # R_Con over available outcome and trajectory terms: (5/9 + 1)/2 = 7/9; R = R_Con alone.
+    # R_Con over available outcome and trajectory terms: (5/9 + 1)/2 = 7/9, and it says so.
     assert b["R_Con"] == pytest.approx(7 / 9)
-    assert b["R"] == pytest.approx(7 / 9)
+    assert b["R_Con_terms"] == "C_out+C_traj_d+C_traj_s"
+    # R needs all three dimensions: R_Pred and R_Rob are undefined, so R is too (it used to be
+    # R_Con alone, 7/9, which reads as a reliable agent).
+    assert pd.isna(b["R"])
+    assert (
+        "R_Pred is undefined" in b["why_undefined"] and "R_Rob is undefined" in b["why_undefined"]
+    )
     assert (b["S_comp"], b["S_harm"], b["R_saf"]) == pytest.approx((1.0, 1.0, 1.0))
 
 
