@@ -9,7 +9,6 @@ runs, conditions, concurrency, a seed and gates. :func:`run_experiment` executes
 
 from __future__ import annotations
 
-from reliability_lab.experiment.conditions import list_conditions, register_condition
 from reliability_lab.experiment.config import (
     AgentConfig,
     ConditionConfig,
@@ -30,6 +29,7 @@ from reliability_lab.experiment.runner import (
 )
 from reliability_lab.experiment.seeds import run_seed
 from reliability_lab.experiment.summary import ExperimentSummary, score_metrics, summarize_directory
+from reliability_lab.perturbations import list_conditions, register_condition
 
 __all__ = [
     "AgentConfig",

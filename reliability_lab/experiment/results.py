@@ -12,6 +12,7 @@ import pandas as pd
 
 from reliability_lab.errors import RunTableError
 from reliability_lab.experiment.store import RESULTS_FILE, read_result_lines
+from reliability_lab.perturbations import RUN_COLUMNS, run_columns
 from reliability_lab.runs import RESOURCE_COLUMNS, RUN_TABLE_COLUMNS, validate_run_table
 from reliability_lab.sessions.metrics import SESSION_METRICS
 
@@ -53,6 +54,7 @@ def _row(record: Mapping[str, Any], number: int, source: str) -> dict[str, Any]:
             f"{source}: line {number}: field 'session' must be an object or null, "
             f"got {session!r:.80}"
         )
+    row.update(run_columns(record.get("perturbation"), str(record.get("variant", ""))))
     for col in _FLOAT_COLUMNS:  # JSON null is how NaN ("not recorded") is stored
         if col in row and row[col] is None:
             row[col] = math.nan
@@ -72,7 +74,7 @@ def records_to_run_table(
     """
     rows = [_row(rec, i, source) for i, rec in enumerate(records, start=1)]
     if not rows:
-        columns = [*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS]
+        columns = [*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS, *RUN_COLUMNS]
         return validate_run_table(pd.DataFrame(columns=columns), source=source)
     table = pd.DataFrame.from_records(rows)
     if "session_error" in table:  # runs without session metrics (if any) have none
@@ -95,7 +97,9 @@ def load_results(directory: str | os.PathLike[str]) -> pd.DataFrame:
     -------
     DataFrame
         One row per finished run: the SPEC §1 columns, then ``seed``, ``model``,
-        ``simulated``, ``prompt_tokens``, ``completion_tokens``, and — when the experiment
+        ``simulated``, ``prompt_tokens``, ``completion_tokens``, the perturbation columns
+        ``intensity``, ``n_faults``, ``n_faults_recovered``, ``faults``, ``paraphrase_id``
+        (:data:`reliability_lab.perturbations.RUN_COLUMNS`), and — when the experiment
         evaluated sessions — ``agent_reliability``, ``agent_consistency`` (NaN when not
         computed) and ``session_error`` (why not; None otherwise). An incomplete last line left
         by an interrupted run is ignored with a warning (the file is not modified).
