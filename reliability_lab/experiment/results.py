@@ -45,6 +45,7 @@ def _row(record: Mapping[str, Any], number: int, source: str) -> dict[str, Any]:
             f"(this version reads {RESULT_SCHEMA_VERSION})"
         )
     row = {col: record[col] for col in (*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS) if col in record}
+    row.update(run_columns(record.get("perturbation"), str(record.get("variant", ""))))
     session = record.get("session")
     if isinstance(session, Mapping):
         row.update({name: session.get(name) for name in SESSION_METRICS})
@@ -54,7 +55,6 @@ def _row(record: Mapping[str, Any], number: int, source: str) -> dict[str, Any]:
             f"{source}: line {number}: field 'session' must be an object or null, "
             f"got {session!r:.80}"
         )
-    row.update(run_columns(record.get("perturbation"), str(record.get("variant", ""))))
     for col in _FLOAT_COLUMNS:  # JSON null is how NaN ("not recorded") is stored
         if col in row and row[col] is None:
             row[col] = math.nan

@@ -28,7 +28,9 @@ from reliability_lab.errors import RunTableError, UndefinedMetricWarning
 from reliability_lab.experiment._jsonio import dumps, write_json_atomic
 from reliability_lab.experiment.config import ExperimentConfig
 from reliability_lab.experiment.gates import SCORE_METRICS, GateConfig, GateResult, evaluate_gates
+from reliability_lab.experiment.prepare import condition_artifacts
 from reliability_lab.experiment.results import records_to_run_table
+from reliability_lab.experiment.robustness import robustness_summary
 from reliability_lab.experiment.store import (
     RESULTS_FILE,
     HeaderRecord,
@@ -364,6 +366,7 @@ def summarize_directory(directory: str | Path) -> ExperimentSummary:
             "agents": _report_dict(report),
         },
         "sessions": _sessions_info(runs, config),
+        "robustness": robustness_summary(runs, out, condition_artifacts(config)),
         "undefined_metrics": undefined,
         "gates": [g.to_dict() for g in gate_results],
         "gates_passed": all(g.passed for g in gate_results),

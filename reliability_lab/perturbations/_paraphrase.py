@@ -153,16 +153,18 @@ def canonical_words(text: str) -> str:
 
 
 def _mask(text: str, details: Sequence[str]) -> tuple[str, list[str]]:
+    """Replace every detail by a placeholder in one left-to-right pass (longest first)."""
+    if not details:
+        return text, []
+    ordered = sorted(set(details), key=len, reverse=True)
+    pattern = "|".join(re.escape(d) if _exact(d) else f"(?i:{re.escape(d)})" for d in ordered)
     found: list[str] = []
-    for detail in sorted(set(details), key=len, reverse=True):
-        flags = 0 if _exact(detail) else re.I
 
-        def keep(m: re.Match[str]) -> str:
-            found.append(m.group(0))
-            return _PLACEHOLDER.format(len(found) - 1)
+    def keep(m: re.Match[str]) -> str:
+        found.append(m.group(0))
+        return _PLACEHOLDER.format(len(found) - 1)
 
-        text = re.sub(re.escape(detail), keep, text, flags=flags)
-    return text, found
+    return re.sub(pattern, keep, text), found
 
 
 def _unmask(text: str, found: list[str], *, lower_names: bool) -> str:

@@ -123,9 +123,7 @@ class ConditionInfo:
         raw = dict(raw or {})
         if self.options_model is None:
             if raw:
-                raise ValueError(
-                    f"condition {self.name!r} takes no options, got {sorted(raw)}"
-                )
+                raise ValueError(f"condition {self.name!r} takes no options, got {sorted(raw)}")
             return None
         try:
             return self.options_model.model_validate(raw)

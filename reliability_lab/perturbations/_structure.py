@@ -347,10 +347,15 @@ class SchemaMap:
 
     def original_result(self, shown: Any) -> Any:
         """The inverse of :meth:`result` (exact for snake_case keys without an ``ids`` key)."""
-        if self.preset.wrap_response and isinstance(shown, dict) and set(shown) == {
-            "status",
-            "data",
-        }:
+        if (
+            self.preset.wrap_response
+            and isinstance(shown, dict)
+            and set(shown)
+            == {
+                "status",
+                "data",
+            }
+        ):
             shown = shown["data"]
         return self._backward(shown)
 
@@ -362,4 +367,3 @@ class SchemaMap:
             },
             "enum_values": dict(self._enum),
         }
-

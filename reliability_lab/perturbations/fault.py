@@ -192,7 +192,10 @@ class FaultInjection(Perturbation):
 
     def __init__(self, context: PerturbationContext) -> None:
         super().__init__(context)
-        self.options: FaultOptions = context.options or FaultOptions()
+        options = context.options if context.options is not None else FaultOptions()
+        if not isinstance(options, FaultOptions):
+            raise TypeError(f"fault: options must be FaultOptions, got {type(options).__name__}")
+        self.options = options
         self.rate = fault_rate(context.variant)
         self.llm_rate = self.options.llm_rate or self.rate
         self._weights = self.options.weights()
@@ -255,9 +258,11 @@ class FaultInjection(Perturbation):
             if attempt < self.options.retry.max_retries and kind in NOT_EXECUTED:
                 self.events[-1]["masked"] = True
                 continue
-            shown = _message(kind, "the model API", self.options.retry_after_s).removeprefix(
-                "Error: "
-            ) if kind in NOT_EXECUTED else f"{kind} response body"
+            shown = (
+                _message(kind, "the model API", self.options.retry_after_s).removeprefix("Error: ")
+                if kind in NOT_EXECUTED
+                else f"{kind} response body"
+            )
             return f"llm {kind} at step {step} ({shown})"
         return None  # pragma: no cover - the loop always returns
 

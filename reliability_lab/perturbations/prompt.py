@@ -55,8 +55,7 @@ _LLM_SYSTEM = (
 )
 _LLM_STYLE = {
     "mild": "Change a few words (synonyms); keep the structure.",
-    "medium": "Reword it noticeably: synonyms, a different register, perhaps reordered "
-    "sentences.",
+    "medium": "Reword it noticeably: synonyms, a different register, perhaps reordered sentences.",
     "strong": "Rewrite it thoroughly: different structure, order, register and vocabulary.",
     "naturalistic": "Rewrite it as a hurried person types: lower case, abbreviations such as "
     "pls/thx/u, a typo or two, little punctuation (never alter the listed details).",
@@ -136,8 +135,13 @@ def _clean(reply: Any) -> str:
 
 
 async def _llm_paraphrase(
-    ctx: PrepareContext, options: PromptOptions, instruction: str, details: list[str],
-    strength: str, key: str, seed: int,
+    ctx: PrepareContext,
+    options: PromptOptions,
+    instruction: str,
+    details: list[str],
+    strength: str,
+    key: str,
+    seed: int,
 ) -> str:
     from reliability_lab.llm import LLMCallError
 
@@ -162,8 +166,13 @@ async def _llm_paraphrase(
 
 
 async def _one(
-    ctx: PrepareContext, options: PromptOptions, task_id: str, instruction: str,
-    details: list[str], variant: str, taken: set[str],
+    ctx: PrepareContext,
+    options: PromptOptions,
+    task_id: str,
+    instruction: str,
+    details: list[str],
+    variant: str,
+    taken: set[str],
 ) -> dict[str, Any]:
     """Generate one paraphrase with the detail check and bounded regeneration."""
     strength, _ = _split(variant)
@@ -178,17 +187,34 @@ async def _one(
             text = offline_paraphrase(instruction, details, strength, rng)
         missing = missing_details(text, details)
         problem = (
-            "empty" if not text else "missing details" if missing
-            else "unchanged" if text == instruction else "duplicate" if text in taken else None
+            "empty"
+            if not text
+            else "missing details"
+            if missing
+            else "unchanged"
+            if text == instruction
+            else "duplicate"
+            if text in taken
+            else None
         )
         if problem is None:
-            return {"id": variant, "text": text, "source": options.paraphraser,
-                    "attempts": attempt + 1, "rejected": rejected}
+            return {
+                "id": variant,
+                "text": text,
+                "source": options.paraphraser,
+                "attempts": attempt + 1,
+                "rejected": rejected,
+            }
         rejected.append({"attempt": attempt, "reason": problem, "missing": missing, "text": text})
     rng = substream(ctx.seed, "paraphrase-fallback", task_id, variant)
     text = offline_paraphrase(instruction, details, strength, rng)
-    return {"id": variant, "text": text, "source": "offline-fallback",
-            "attempts": options.max_attempts, "rejected": rejected}
+    return {
+        "id": variant,
+        "text": text,
+        "source": "offline-fallback",
+        "attempts": options.max_attempts,
+        "rejected": rejected,
+    }
 
 
 def _reusable(

@@ -2,6 +2,7 @@
 
 - :func:`reliability_report` — every metric per agent with task-bootstrap intervals;
 - :func:`robustness_by_variant` — accuracy and robustness per perturbation variant;
+- :func:`robustness_by_intensity` — the same pooled per intensity (fault rate, preset, strength);
 - :mod:`.profiles` — named metric conventions (``default``, ``preprint``);
 - :func:`format_report` — the report as indented text for terminals and logs.
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from reliability_lab.report._report import METRICS, reliability_report, robustness_by_variant
 from reliability_lab.report.profiles import PROFILES, MetricProfile, get_profile
+from reliability_lab.report.robustness import robustness_by_intensity
 from reliability_lab.report.text import format_report, value_with_ci
 
 __all__ = [
@@ -22,6 +24,7 @@ __all__ = [
     "format_report",
     "get_profile",
     "reliability_report",
+    "robustness_by_intensity",
     "robustness_by_variant",
     "value_with_ci",
 ]
