@@ -77,10 +77,9 @@ def records_to_run_table(
         columns = [*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS, *RUN_COLUMNS]
         return validate_run_table(pd.DataFrame(columns=columns), source=source)
     table = pd.DataFrame.from_records(rows)
-    if "session_error" in table:  # runs without session metrics (if any) have none
-        table["session_error"] = (
-            table["session_error"].astype(object).where(table["session_error"].notna(), None)
-        )
+    for col in ("session_error", "paraphrase_id"):  # missing text is None, not NaN
+        if col in table:
+            table[col] = table[col].astype(object).where(table[col].notna(), None)
     return validate_run_table(table, source=source)
 
 
