@@ -806,7 +806,7 @@ the paraphrase they received.
         """
 faults = runs.loc[runs["condition"] == "fault"]
 events = pd.DataFrame([e for fs in faults["faults"] for e in fs])
-events["agent"] = [a for a, fs in zip(faults["agent"], faults["faults"]) for _ in fs]
+events["agent"] = [a for a, fs in zip(faults["agent"], faults["faults"], strict=True) for _ in fs]
 print(events.groupby("agent").agg(faults=("type", "size"), recovered=("recovered", "mean"))
       .round(3).to_string())
 print(events.groupby("type").size().to_string())
@@ -832,7 +832,7 @@ table = robustness_by_intensity(runs)
 print(table[["agent", "condition", "intensity", "n_runs", "accuracy", "robustness"]]
       .to_string(index=False))
 fig, axes = plt.subplots(1, 3, figsize=(10, 2.9), sharey=True)
-for ax, condition in zip(axes, ["fault", "structural", "prompt"]):
+for ax, condition in zip(axes, ["fault", "structural", "prompt"], strict=True):
     plots.plot_robustness_by_intensity(table, condition, ax=ax)
 fig.tight_layout()
 plt.show();

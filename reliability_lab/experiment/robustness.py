@@ -17,14 +17,11 @@ from typing import Any
 
 import pandas as pd
 
-from reliability_lab.report.robustness import robustness_by_intensity
+from reliability_lab.report.robustness import intensity_sort_key, robustness_by_intensity
 from reliability_lab.report.text import value_with_ci
 from reliability_lab.runs import BASELINE, PERTURBATION_CONDITIONS
 
 __all__ = ["robustness_lines", "robustness_summary"]
-
-#: Display order of intensities (others follow alphabetically).
-_ORDER = ("mild", "medium", "strong", "severe", "naturalistic")
 
 
 def _faults(runs: pd.DataFrame) -> dict[str, dict[str, Any]]:
@@ -90,16 +87,6 @@ def robustness_summary(
     }
 
 
-def _key(intensity: str) -> tuple[int, float, str]:
-    rank = _ORDER.index(intensity) if intensity in _ORDER else len(_ORDER)
-    rate = intensity.removeprefix("p=")
-    try:
-        number = float(rate)
-    except ValueError:
-        number = math.inf
-    return rank, number, intensity
-
-
 def _cell(entry: Mapping[str, Any] | None) -> str:
     if entry is None:
         return "-"
@@ -131,7 +118,8 @@ def robustness_lines(
     lines += table(cells)
     index = {(r["agent"], r["condition"], r["intensity"]): r for r in rows}
     groups = sorted(
-        {(r["condition"], r["intensity"]) for r in rows}, key=lambda g: (g[0], _key(g[1]))
+        {(r["condition"], r["intensity"]) for r in rows},
+        key=lambda g: (g[0], intensity_sort_key(g[1])),
     )
     cells = [["condition", "intensity", *agents]]
     for condition, intensity in groups:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -12,22 +11,6 @@ from matplotlib.axes import Axes
 from reliability_lab.plots.style import PALETTE, new_axes
 
 __all__ = ["plot_robustness_by_intensity"]
-
-#: Order of named intensities on the x axis (others follow alphabetically).
-_ORDER = ("mild", "medium", "strong", "severe", "naturalistic")
-
-
-def _order(intensities: list[str], rates: list[float]) -> list[str]:
-    pairs = dict(zip(intensities, rates, strict=True))
-    return sorted(
-        pairs,
-        key=lambda i: (
-            math.isnan(pairs[i]),
-            pairs[i] if not math.isnan(pairs[i]) else 0.0,
-            _ORDER.index(i) if i in _ORDER else len(_ORDER),
-            i,
-        ),
-    )
 
 
 def plot_robustness_by_intensity(
@@ -55,8 +38,9 @@ def plot_robustness_by_intensity(
     Returns
     -------
     Axes
-        Fault rates are placed on a numeric x axis; named intensities in their natural order
-        (mild, medium, strong, severe, naturalistic).
+        Fault rates are placed on a numeric x axis; named intensities in the table's order
+        (``robustness_by_intensity`` sorts them naturally: mild, medium, strong, severe,
+        naturalistic).
     """
     if metric not in ("accuracy", "robustness"):
         raise ValueError(f"metric must be 'accuracy' or 'robustness', got {metric!r}")
@@ -65,7 +49,7 @@ def plot_robustness_by_intensity(
         known = sorted(set(table["condition"]))
         raise ValueError(f"table: no rows for condition {condition!r}; present: {known}")
     ax = new_axes(ax, size=(3.6, 2.8))
-    intensities = _order(list(rows["intensity"]), list(rows["fault_rate"].astype(float)))
+    intensities = list(dict.fromkeys(rows["intensity"]))
     numeric = not rows["fault_rate"].isna().any()
     for i, (agent, group) in enumerate(rows.groupby("agent", sort=False)):
         by = group.set_index("intensity")

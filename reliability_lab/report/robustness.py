@@ -20,10 +20,18 @@ import pandas as pd
 from reliability_lab.metrics.robustness import robustness_from_accuracy
 from reliability_lab.runs import BASELINE, is_infrastructure_error, validate_run_table
 
-__all__ = ["fault_rate_of", "robustness_by_intensity", "robustness_table", "variant_intensities"]
+__all__ = [
+    "fault_rate_of",
+    "intensity_sort_key",
+    "robustness_by_intensity",
+    "robustness_table",
+    "variant_intensities",
+]
 
 _SEPARATOR = "/"
 _RATE_PREFIX = "p="
+#: Natural order of the named intensities (structural presets, paraphrase strengths).
+_NAMED_ORDER = ("mild", "medium", "strong", "severe", "naturalistic")
 
 
 def variant_intensities(runs: pd.DataFrame) -> pd.Series:
@@ -52,6 +60,20 @@ def fault_rate_of(intensity: str) -> float:
         return float(intensity.removeprefix(_RATE_PREFIX))
     except ValueError:
         return float("nan")
+
+
+def intensity_sort_key(intensity: str) -> tuple[float, int, str]:
+    """Sort key putting intensities in their natural order: fault rates ascending, then
+    mild, medium, strong, severe, naturalistic, then any other name alphabetically.
+
+    >>> sorted(["severe", "p=0.4", "mild", "p=0.1", "custom"], key=intensity_sort_key)
+    ['p=0.1', 'p=0.4', 'mild', 'severe', 'custom']
+    """
+    rate = fault_rate_of(intensity)
+    if rate == rate:  # not NaN
+        return rate, -1, intensity
+    rank = _NAMED_ORDER.index(intensity) if intensity in _NAMED_ORDER else len(_NAMED_ORDER)
+    return float("inf"), rank, intensity
 
 
 def robustness_table(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
@@ -89,7 +111,8 @@ def robustness_by_intensity(runs: pd.DataFrame) -> pd.DataFrame:
     """Accuracy and robustness per (agent, condition, intensity), pooling its variants.
 
     Adds ``n_variants`` and ``fault_rate`` (the rate of a ``p=<rate>`` intensity, else NaN)
-    so accuracy can be plotted against the fault rate.
+    so accuracy can be plotted against the fault rate. Rows are sorted by agent, condition and
+    intensity in its natural order (:func:`intensity_sort_key`).
 
     Examples
     --------
@@ -111,4 +134,12 @@ def robustness_by_intensity(runs: pd.DataFrame) -> pd.DataFrame:
     index = pd.MultiIndex.from_frame(out[["agent", "condition", "intensity"]])
     out.insert(3, "n_variants", counts.reindex(index).to_numpy(dtype=np.int64))
     out["fault_rate"] = [fault_rate_of(str(i)) for i in out["intensity"]]
-    return out
+    order = sorted(
+        range(len(out)),
+        key=lambda i: (
+            out["agent"].iat[i],
+            out["condition"].iat[i],
+            intensity_sort_key(str(out["intensity"].iat[i])),
+        ),
+    )
+    return out.iloc[order].reset_index(drop=True)

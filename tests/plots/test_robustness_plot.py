@@ -16,17 +16,18 @@ from matplotlib import pyplot as plt
 from reliability_lab import plots
 
 NAN = float("nan")
+# Laid out as robustness_by_intensity returns it: agent, condition, intensity in natural order.
 TABLE = pd.DataFrame(
     {
-        "agent": ["a", "a", "a", "b", "b", "a", "a"],
-        "condition": ["fault", "fault", "fault", "fault", "fault", "structural", "structural"],
-        "intensity": ["p=0.4", "p=0.1", "p=0.2", "p=0.1", "p=0.4", "severe", "mild"],
+        "agent": ["a", "a", "a", "a", "a", "b", "b"],
+        "condition": ["fault", "fault", "fault", "structural", "structural", "fault", "fault"],
+        "intensity": ["p=0.1", "p=0.2", "p=0.4", "mild", "severe", "p=0.1", "p=0.4"],
         "n_variants": 1,
         "n_runs": 10,
-        "accuracy": [0.2, 0.8, 0.6, 0.5, 0.1, 0.3, 0.7],
-        "baseline_accuracy": [0.9, 0.9, 0.9, 0.6, 0.6, 0.9, 0.9],
-        "robustness": [0.2 / 0.9, 0.8 / 0.9, 0.6 / 0.9, 0.5 / 0.6, 0.1 / 0.6, 1 / 3, 7 / 9],
-        "fault_rate": [0.4, 0.1, 0.2, 0.1, 0.4, NAN, NAN],
+        "accuracy": [0.8, 0.6, 0.2, 0.7, 0.3, 0.5, 0.1],
+        "baseline_accuracy": [0.9, 0.9, 0.9, 0.9, 0.9, 0.6, 0.6],
+        "robustness": [0.8 / 0.9, 0.6 / 0.9, 0.2 / 0.9, 7 / 9, 1 / 3, 0.5 / 0.6, 0.1 / 0.6],
+        "fault_rate": [0.1, 0.2, 0.4, NAN, NAN, 0.1, 0.4],
     }
 )
 
@@ -47,7 +48,7 @@ def test_fault_rates_on_a_numeric_axis_with_the_baseline_at_zero() -> None:
     assert ax.get_xlabel() == "fault rate"
 
 
-def test_named_intensities_in_their_natural_order() -> None:
+def test_named_intensities_in_the_tables_order() -> None:
     ax = plots.plot_robustness_by_intensity(TABLE, "structural", metric="robustness")
     (line,) = ax.get_lines()
     assert list(line.get_xdata()) == ["mild", "severe"]
