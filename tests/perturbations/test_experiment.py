@@ -230,3 +230,25 @@ def asyncio_run(coro: Any) -> Any:
     import asyncio
 
     return asyncio.run(coro)
+
+
+def test_perturbed_experiment_is_deterministic_given_its_seed(tmp_path: Path) -> None:
+    config = {**CONFIG, "environment": {"name": "customer_service", "limit": 3}, "runs": 1}
+    path = config_writer(tmp_path)(config)
+    run_experiment(path, output=tmp_path / "a", progress=False)
+    run_experiment(path, output=tmp_path / "b", progress=False, max_concurrent=1)
+
+    def content(directory: Path) -> list[dict[str, Any]]:
+        lines = [
+            {k: v for k, v in r.items() if k not in ("wall_time_s", "call_latency_s")}
+            for r in result_lines(directory)
+        ]
+        return sorted(
+            lines,
+            key=lambda r: json.dumps([r[k] for k in ("agent", "task_id", "condition", "variant")]),
+        )
+
+    assert content(tmp_path / "a") == content(tmp_path / "b")
+    assert (tmp_path / "a" / "paraphrases.json").read_bytes() == (
+        tmp_path / "b" / "paraphrases.json"
+    ).read_bytes()
