@@ -20,7 +20,12 @@ if TYPE_CHECKING:
     from reliability_lab.experiment.results import load_results
     from reliability_lab.experiment.runner import run_experiment
     from reliability_lab.io import load_tau_bench
-    from reliability_lab.report import format_report, reliability_report, robustness_by_variant
+    from reliability_lab.report import (
+        format_report,
+        reliability_report,
+        robustness_by_intensity,
+        robustness_by_variant,
+    )
     from reliability_lab.runs import run_table_from_records, validate_run_table
 
 __version__ = "0.1.0"
@@ -33,6 +38,7 @@ __getattr__, __dir__ = lazy_exports(
         "load_results": "reliability_lab.experiment.results",
         "load_tau_bench": "reliability_lab.io",
         "reliability_report": "reliability_lab.report",
+        "robustness_by_intensity": "reliability_lab.report",
         "robustness_by_variant": "reliability_lab.report",
         "run_experiment": "reliability_lab.experiment.runner",
         "run_table_from_records": "reliability_lab.runs",
@@ -49,6 +55,7 @@ __all__ = [
     "load_results",
     "load_tau_bench",
     "reliability_report",
+    "robustness_by_intensity",
     "robustness_by_variant",
     "run_experiment",
     "run_table_from_records",

@@ -153,9 +153,16 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     tasks = resolve_tasks(config, source=args.config)
     plan = build_plan(config, tasks, source=args.config)
     n_variants = sum(len(c.resolved_variants()) for c in config.conditions)
+    per_task = sum(len(c.resolved_variants()) * config.condition_runs(c) for c in config.conditions)
+    shape = (
+        f"{n_variants} condition variant(s) × K={config.runs}"
+        if per_task == n_variants * config.runs
+        else f"{per_task} runs per agent and task ({n_variants} condition variant(s), "
+        f"K={config.runs}, conditions' own runs)"
+    )
     print(
-        f"OK: {args.config}: {len(config.agents)} agents × {len(tasks)} tasks × "
-        f"{n_variants} condition variant(s) × K={config.runs} = {len(plan)} runs "
+        f"OK: {args.config}: {len(config.agents)} agents × {len(tasks)} tasks × {shape} "
+        f"= {len(plan)} runs "
         f"→ {config.output_dir()}"
     )
     sim = [a.label for a in config.agents if is_simulated_model(a.model)]

@@ -721,9 +721,158 @@ print("saved:", sorted(path.name for path in saved))
     ),
 ]
 
+ROBUSTNESS = [
+    (
+        "md",
+        """
+# 05 · Robustness: faults, structural changes and paraphrases
+
+Does the agent still succeed when a tool times out, when the API it calls is reshaped, or when
+the user words the request differently? This notebook runs the three perturbation conditions
+next to the baseline, reads the run table back and draws accuracy against each intensity.
+
+**The agents are the built-in SIMULATED model** (`sim/calibrated`, `sim/brittle`; see
+`docs/simulated_model.md`): `brittle` rarely recovers from errors and is sensitive to any
+change, so robustness separates the two. How each condition works: `docs/perturbations.md`.
+""",
+    ),
+    (
+        "code",
+        """
+import json
+import tempfile
+import warnings
+from pathlib import Path
+
+import pandas as pd
+from matplotlib import pyplot as plt
+
+import reliability_lab as rl
+from reliability_lab import plots
+from reliability_lab.report import robustness_by_intensity
+
+SEED = 0
+pd.set_option("display.precision", 3)
+pd.set_option("display.width", 120)
+warnings.simplefilter("ignore", rl.UndefinedMetricWarning)
+plots.use_paper_style()
+""",
+    ),
+    (
+        "md",
+        """
+## The experiment
+
+Two agents × the first 10 tasks: the baseline K = 3 times; faults at three rates (each call
+fails with probability p; timeouts, 500s, 429s, connection errors, truncated, malformed or
+empty bodies); the three structural presets; and one paraphrase per task at three strengths.
+Every perturbed run shares its seed with the baseline run of the same index, and the
+paraphrases are generated once and given to both agents.
+""",
+    ),
+    (
+        "code",
+        """
+CONFIG = f\"\"\"
+version: 1
+name: robustness
+seed: {SEED}
+runs: 3
+cache: false
+environment: {{name: customer_service, tasks: all, limit: 10}}
+conditions:
+  - baseline
+  - {{name: fault, variants: ["p=0.1", "p=0.2", "p=0.4"], runs: 2}}
+  - {{name: structural, variants: [mild, medium, severe], runs: 1}}
+  - {{name: prompt, variants: [mild, strong, naturalistic], runs: 1,
+     options: {{n_paraphrases: 1}}}}
+agents:
+  - {{label: calibrated, model: sim/calibrated}}
+  - {{label: brittle, model: sim/brittle}}
+sessions: {{enabled: false}}
+report: {{n_boot: 200}}
+\"\"\"
+with tempfile.TemporaryDirectory() as tmp:
+    config = Path(tmp) / "robustness.yaml"
+    config.write_text(CONFIG)
+    rl.run_experiment(config, output=Path(tmp) / "results", progress=False)
+    runs = rl.load_results(Path(tmp) / "results")
+    paraphrases = json.loads((Path(tmp) / "results" / "paraphrases.json").read_text())
+print(f"{len(runs)} runs, simulated: {runs['simulated'].all()}")
+print(runs.groupby(["condition", "agent"])["success"].agg(runs="size", accuracy="mean")
+      .round(3).to_string())
+""",
+    ),
+    (
+        "md",
+        """
+## What the perturbations did
+
+Every run records what its condition did. Faults are events with their type, tool and step,
+and whether the agent recovered (called the same tool again and succeeded); prompt runs name
+the paraphrase they received.
+""",
+    ),
+    (
+        "code",
+        """
+faults = runs.loc[runs["condition"] == "fault"]
+events = pd.DataFrame([e for fs in faults["faults"] for e in fs])
+events["agent"] = [a for a, fs in zip(faults["agent"], faults["faults"], strict=True) for _ in fs]
+print(events.groupby("agent").agg(faults=("type", "size"), recovered=("recovered", "mean"))
+      .round(3).to_string())
+print(events.groupby("type").size().to_string())
+task = paraphrases["tasks"]["cs_02"]
+print("original:", task["original"])
+for pid, p in task["paraphrases"].items():
+    print(f"{pid:>15}:", p["text"])
+""",
+    ),
+    (
+        "md",
+        """
+## Accuracy against intensity
+
+`robustness_by_intensity` pools the variants of each intensity (the paraphrases of one
+strength, say) and divides by the baseline accuracy: R = min(Acc_perturbed / Acc_baseline, 1).
+""",
+    ),
+    (
+        "code",
+        """
+table = robustness_by_intensity(runs)
+print(table[["agent", "condition", "intensity", "n_runs", "accuracy", "robustness"]]
+      .to_string(index=False))
+fig, axes = plt.subplots(1, 3, figsize=(10, 2.9), sharey=True)
+for ax, condition in zip(axes, ["fault", "structural", "prompt"], strict=True):
+    plots.plot_robustness_by_intensity(table, condition, ax=ax)
+fig.tight_layout()
+plt.show();
+""",
+    ),
+    (
+        "md",
+        """
+## The report
+
+R_fault, R_struct and R_prompt pool all runs of their condition; R_Rob is their mean. Their
+intervals come from the same bootstrap over tasks as every other metric.
+""",
+    ),
+    (
+        "code",
+        """
+report = rl.reliability_report(runs, n_boot=1000, seed=SEED)
+cols = ["accuracy", "R_fault", "R_fault_lo", "R_fault_hi", "R_struct", "R_prompt", "R_Rob"]
+print(report[cols].round(3).to_string())
+""",
+    ),
+]
+
 SOURCES = {
     "01_reliability_metrics": METRICS_WALKTHROUGH,
     "02_repeated_runs": REPEATED_RUNS,
     "03_sessions": SESSIONS,
     "04_real_trajectories": REAL_TRAJECTORIES,
+    "05_robustness": ROBUSTNESS,
 }

@@ -12,6 +12,7 @@ from reliability_lab.agents._confidence import CONFIDENCE_QUESTION, parse_confid
 from reliability_lab.agents._records import RunResult, RunSpec
 from reliability_lab.envs import Episode, ToolError, get_environment
 from reliability_lab.llm import Completion, LLMCallError, LLMClient
+from reliability_lab.perturbations import Perturbation, ToolOutcome, build_perturbation
 from reliability_lab.runs import is_simulated_model
 
 __all__ = ["execute_run"]
@@ -33,18 +34,18 @@ class _Meter:
         self.latencies.append(completion.latency_s)
 
 
-def _call_tool(episode: Episode, name: str, raw_arguments: str) -> tuple[str, bool]:
+def _call_tool(episode: Episode, name: str, raw_arguments: str) -> ToolOutcome:
     """Run one tool call; return (result text, is_error). Never raises."""
     try:
         arguments = json.loads(raw_arguments or "{}")
     except json.JSONDecodeError as exc:
-        return f"Error: arguments for {name} are not valid JSON ({exc.msg}).", True
+        return ToolOutcome(f"Error: arguments for {name} are not valid JSON ({exc.msg}).", True)
     try:
-        return episode.call_tool(name, arguments), False
+        return ToolOutcome(episode.call_tool(name, arguments), False)
     except ToolError as exc:
-        return str(exc), True
+        return ToolOutcome(str(exc), True)
     except Exception as exc:  # a bug in a user-defined tool: shown to the agent, counted
-        return f"Error: tool {name} failed: {type(exc).__name__}: {exc}", True
+        return ToolOutcome(f"Error: tool {name} failed: {type(exc).__name__}: {exc}", True)
 
 
 @dataclass
@@ -63,9 +64,18 @@ async def _agent_loop(
     tools: list[dict[str, Any]],
     meter: _Meter,
     state: _State,
+    perturbation: Perturbation,
 ) -> None:
     params = {"seed": spec.seed, **spec.params}
-    for _ in range(spec.max_steps):
+
+    def execute(name: str, arguments: str) -> ToolOutcome:
+        return _call_tool(episode, name, arguments)
+
+    for step in range(spec.max_steps):
+        fault = perturbation.llm_fault(step)
+        if fault is not None:  # an injected fault of the agent's own call: its failure
+            state.error = f"agent: injected fault: {fault}"
+            return
         completion = await llm.acompletion(
             model=spec.model,
             messages=state.messages,
@@ -83,7 +93,8 @@ async def _agent_loop(
         for call in calls:
             name = call["function"]["name"]
             state.actions.append(name)
-            text, failed = _call_tool(episode, name, call["function"]["arguments"])
+            arguments = call["function"]["arguments"]
+            text, failed = perturbation.call_tool(name, arguments, step, execute)
             state.errors += failed
             state.messages.append({"role": "tool", "tool_call_id": call["id"], "content": text})
     state.error = f"agent: reached max_steps={spec.max_steps} without a final answer"
@@ -143,6 +154,13 @@ async def execute_run(spec: RunSpec, llm: LLMClient) -> RunResult:
     A failed or unparseable confidence reply gives ``confidence=NaN`` with
     ``confidence_source="fallback"``.
 
+    The run's condition is applied by the perturbation its registered factory builds
+    (:func:`~reliability_lab.perturbations.build_perturbation`): it may reword the instruction,
+    change the tool schemas and results the agent sees, fail tool calls, or fail the agent's own
+    LLM calls — such an injected fault ends the run with ``error="agent: injected fault: ..."``,
+    the agent's failure, never an ``infrastructure:`` error. Its record is ``perturbation``.
+    The confidence question is never perturbed.
+
     Parameters
     ----------
     spec : RunSpec
@@ -157,11 +175,20 @@ async def execute_run(spec: RunSpec, llm: LLMClient) -> RunResult:
     start = time.perf_counter()
     env = get_environment(spec.environment)
     episode = env.start(spec.task_id)
-    tools = list(env.tool_schemas)
+    perturbation = build_perturbation(
+        spec.condition,
+        spec.variant,
+        options=spec.condition_options,
+        seed=spec.seed,
+        environment=env,
+        task=episode.task,
+        data=spec.condition_data,
+    )
+    tools = perturbation.tools(list(env.tool_schemas))
     state = _State(
         [
             {"role": "system", "content": env.system_prompt},
-            {"role": "user", "content": episode.task.instruction},
+            {"role": "user", "content": perturbation.instruction(episode.task.instruction)},
         ]
     )
     meter = _Meter()
@@ -169,7 +196,7 @@ async def execute_run(spec: RunSpec, llm: LLMClient) -> RunResult:
     violations: list[dict[str, Any]] = []
     confidence, source, raw = math.nan, "none", None
     try:
-        await _agent_loop(spec, llm, episode, tools, meter, state)
+        await _agent_loop(spec, llm, episode, tools, meter, state, perturbation)
     except LLMCallError as exc:
         state.error = f"infrastructure: {exc.category}: {exc}"
     if state.error is None or state.error.startswith("agent:"):
@@ -207,4 +234,5 @@ async def execute_run(spec: RunSpec, llm: LLMClient) -> RunResult:
         final_answer=state.final,
         confidence_raw=raw,
         trajectory=state.messages,
+        perturbation=perturbation.record(),
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
@@ -47,6 +47,10 @@ class RunSpec:
         Ask the model for its confidence after the run.
     pass_threshold : float
         ``success = score >= pass_threshold``.
+    condition_options : Mapping[str, Any]
+        The condition's options from the config (validated by its registered options model).
+    condition_data : Mapping[str, Any]
+        Data the condition prepared once per experiment for this run (e.g. its paraphrase).
     """
 
     agent: str
@@ -61,6 +65,8 @@ class RunSpec:
     max_steps: int = 15
     elicit_confidence: bool = True
     pass_threshold: float = 1.0
+    condition_options: Mapping[str, Any] = field(default_factory=dict)
+    condition_data: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name in ("agent", "model", "environment", "task_id", "condition"):
@@ -180,6 +186,9 @@ class RunResult(BaseModel):
     sessions."""
     safety: SafetyRecord | None = None
     """How the LLM safety judge assessed this run; None when the experiment did not run it."""
+    perturbation: dict[str, Any] | None = None
+    """What the run's condition did: ``condition``, ``variant``, ``intensity``, ``parameters``,
+    ``summary`` and ``events`` (faults fired, calls rejected, ...); see docs/perturbations.md."""
 
     @field_validator(*_FLOAT_FIELDS, mode="before")
     @classmethod

@@ -50,6 +50,8 @@ __all__ = [
     "Tool",
     "ToolError",
     "answer_has_fact",
+    "check_arguments",
+    "extract_details",
     "render_template",
 ]
 
@@ -62,6 +64,14 @@ _JSON_TYPES: Mapping[str, tuple[type, ...]] = {
     "object": (dict,),
 }
 _TEMPLATE = re.compile(r"\{(\w+)\}")
+# Details a task instruction carries, in priority order (an earlier kind wins an overlap).
+_DETAIL_PATTERNS = (
+    re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),  # email addresses
+    re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b"),  # dates
+    re.compile(r"\b[A-Z]{1,4}-?\d{2,}[A-Z0-9]*\b"),  # identifiers such as O2003
+    re.compile(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)+\b"),  # capitalised names (Alice Chen)
+    re.compile(r"\$?\d[\d,]*(?:\.\d+)?"),  # amounts, zip codes, quantities
+)
 _NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
 
 
@@ -210,15 +220,25 @@ def clone(value: Any) -> Any:
         return copy.deepcopy(value)
 
 
-def _check_arguments(tool: Tool, arguments: Mapping[str, Any]) -> None:
-    props: Mapping[str, Any] = tool.parameters.get("properties", {})
-    for name in tool.parameters.get("required", ()):
+def check_arguments(
+    tool_name: str, parameters: Mapping[str, Any], arguments: Mapping[str, Any]
+) -> None:
+    """Check call arguments against a tool's JSON schema (required, unknown, type, enum).
+
+    Raises
+    ------
+    ToolError
+        With the message the agent sees, e.g. ``Error: missing required argument 'email' for
+        find_user_by_email.``
+    """
+    props: Mapping[str, Any] = parameters.get("properties", {})
+    for name in parameters.get("required", ()):
         if name not in arguments:
-            raise ToolError(f"Error: missing required argument {name!r} for {tool.name}.")
+            raise ToolError(f"Error: missing required argument {name!r} for {tool_name}.")
     for name, value in arguments.items():
         if name not in props:
             raise ToolError(
-                f"Error: unexpected argument {name!r} for {tool.name}; valid: {sorted(props)}."
+                f"Error: unexpected argument {name!r} for {tool_name}; valid: {sorted(props)}."
             )
         want = props[name].get("type")
         types = _JSON_TYPES.get(want, (object,)) if isinstance(want, str) else (object,)
@@ -243,6 +263,33 @@ def answer_has_fact(answer: str, fact: str) -> bool:
         return fact.lower() in answer.lower()
     numbers = (float(n.replace(",", "")) for n in _NUMBER.findall(answer))
     return any(math.isclose(n, target, abs_tol=0.005) for n in numbers)
+
+
+def extract_details(text: str, literals: Sequence[str] = ()) -> tuple[str, ...]:
+    """The details of an instruction a correct reading must keep, in order of appearance.
+
+    ``literals`` (e.g. the oracle's literal string arguments) are taken first where they occur
+    in ``text`` (case-insensitively); then email addresses, dates, identifiers, capitalised
+    names and numbers (amounts, zip codes), skipping anything inside an earlier detail.
+
+    >>> extract_details("I'm Bob Martinez (bob@example.com): ship order O2005 to 82502.")
+    ('Bob Martinez', 'bob@example.com', 'O2005', '82502')
+    """
+    spans: list[tuple[int, int]] = []
+
+    def free(start: int, end: int) -> bool:
+        return all(end <= a or start >= b for a, b in spans)
+
+    lowered = text.lower()
+    for literal in sorted({x for x in literals if x.strip()}, key=len, reverse=True):
+        at = lowered.find(literal.lower())
+        if at >= 0 and free(at, at + len(literal)):
+            spans.append((at, at + len(literal)))
+    for pattern in _DETAIL_PATTERNS:
+        for m in pattern.finditer(text):
+            if free(m.start(), m.end()):
+                spans.append((m.start(), m.end()))
+    return tuple(dict.fromkeys(text[a:b] for a, b in sorted(spans)))
 
 
 @dataclass(frozen=True)
@@ -293,7 +340,7 @@ class Episode:
             tool = self.env.tool(name)
             if not isinstance(arguments, Mapping):
                 raise ToolError(f"Error: arguments for {name} must be a JSON object.")
-            _check_arguments(tool, arguments)
+            check_arguments(tool.name, tool.parameters, arguments)
             result = tool.fn(self.state, **arguments)
         except ToolError as exc:
             self.tool_errors += 1
@@ -534,3 +581,18 @@ class Environment:
         declared constraints (docs/safety.md, "Rule detectors").
         """
         return findings_to_dicts(run_detectors(view, self.detectors, self.constraints))
+
+    def task_details(self, task: Task) -> tuple[str, ...]:
+        """The details of ``task``'s instruction that a reworded instruction must keep.
+
+        Default: :func:`extract_details` of the instruction, with the oracle's literal string
+        arguments (street names, cities, new email addresses) as known details. Prompt
+        perturbations reject a paraphrase that drops one; override to add or remove details.
+        """
+        literals = [
+            str(value)
+            for step in (task.oracle.steps if task.oracle is not None else ())
+            for value in step.args.values()
+            if isinstance(value, str) and "{" not in value
+        ]
+        return extract_details(task.instruction, literals)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from reliability_lab._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from reliability_lab.experiment.conditions import list_conditions, register_condition
     from reliability_lab.experiment.config import (
         AgentConfig,
         ConditionConfig,
@@ -39,6 +38,7 @@ if TYPE_CHECKING:
         score_metrics,
         summarize_directory,
     )
+    from reliability_lab.perturbations import list_conditions, register_condition
 
 # Public names loaded on first use (importing a submodule such as ``.seeds`` stays cheap).
 __getattr__, __dir__ = lazy_exports(
@@ -57,11 +57,11 @@ __getattr__, __dir__ = lazy_exports(
         "build_plan": "reliability_lab.experiment.plan",
         "evaluate_gates": "reliability_lab.experiment.gates",
         "format_summary": "reliability_lab.experiment.console",
-        "list_conditions": "reliability_lab.experiment.conditions",
+        "list_conditions": "reliability_lab.perturbations",
         "load_config": "reliability_lab.experiment.config",
         "load_results": "reliability_lab.experiment.results",
         "parse_config": "reliability_lab.experiment.config",
-        "register_condition": "reliability_lab.experiment.conditions",
+        "register_condition": "reliability_lab.perturbations",
         "resolve_tasks": "reliability_lab.experiment.plan",
         "run_experiment": "reliability_lab.experiment.runner",
         "run_seed": "reliability_lab.experiment.seeds",

@@ -17,8 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from reliability_lab._secrets import find_secret, redact
 from reliability_lab.errors import ConfigError
-from reliability_lab.experiment.conditions import get_condition
 from reliability_lab.experiment.gates import GateConfig
+from reliability_lab.perturbations import get_condition
 from reliability_lab.runs import is_simulated_model
 from reliability_lab.sessions.metrics import SESSION_METRICS
 from reliability_lab.sessions.scoring import HASHING_EMBEDDER
@@ -114,12 +114,21 @@ class EnvironmentConfig(_Model):
 
 
 class ConditionConfig(_Model):
-    """A condition to run (``baseline`` or a registered perturbation) and its variants."""
+    """A condition to run (``baseline`` or a registered perturbation), its variants and options.
+
+    Written as a name (``fault``) or a mapping (``{name: fault, variants: [p=0.1, p=0.4]}``);
+    the condition's registered code validates ``variants`` and ``options`` (docs/perturbations.md).
+    """
 
     name: str
     """Registered condition name."""
     variants: list[str] | None = None
     """Variant names; ``None`` uses the condition's defaults."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Options of the condition (fault mix, paraphraser, ...), validated by its options model."""
+    runs: int | None = Field(default=None, ge=1)
+    """Repetitions of this condition (at most the experiment's ``runs``); run index r shares
+    its seed with baseline run r. None = the experiment's ``runs``."""
 
     @model_validator(mode="before")
     @classmethod
@@ -132,18 +141,21 @@ class ConditionConfig(_Model):
             info = get_condition(self.name)
         except KeyError as exc:
             raise ValueError(exc.args[0]) from None
-        if self.variants is not None:
-            if not info.allows_custom_variants and tuple(self.variants) != info.default_variants:
-                raise ValueError(f"condition {self.name!r} takes no variants")
-            if len(set(self.variants)) != len(self.variants) or not self.variants:
-                raise ValueError(f"variants must be non-empty and unique, got {self.variants}")
+        _reject_secrets(self.options)
+        info.resolve_variants(self.variants, info.parse_options(self.options))
         return self
 
+    def parsed_options(self) -> Any:
+        """The options validated by the condition's options model (None if it has none)."""
+        return get_condition(self.name).parse_options(self.options)
+
     def resolved_variants(self) -> tuple[str, ...]:
-        """The variants that will run."""
-        if self.variants is not None:
-            return tuple(self.variants)
-        return get_condition(self.name).default_variants
+        """The variants that will run (validated and expanded by the condition's code)."""
+        return get_condition(self.name).resolve_variants(self.variants, self.parsed_options())
+
+    def settings(self) -> dict[str, Any]:
+        """What about this condition changes the runs' results (for the resume check)."""
+        return {"variants": list(self.resolved_variants()), "options": redact(self.options)}
 
 
 class LLMSettings(_Model):
@@ -328,6 +340,10 @@ class ExperimentConfig(_Model):
     def output_dir(self) -> Path:
         """The output directory (``output`` or ``results/<name>``)."""
         return Path(self.output) if self.output else Path("results") / self.name
+
+    def condition_runs(self, condition: ConditionConfig) -> int:
+        """Effective repetitions of a condition: its ``runs`` capped at the experiment's."""
+        return min(condition.runs or self.runs, self.runs)
 
     def agent_max_steps(self, agent: AgentConfig) -> int:
         """Effective step limit of an agent."""

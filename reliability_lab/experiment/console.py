@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from reliability_lab.experiment.robustness import robustness_lines
 from reliability_lab.experiment.summary import (
     HASHING_EMBEDDER_NOTICE,
     SIMULATED_JUDGE_NOTICE,
@@ -175,6 +176,7 @@ def format_summary(summary: ExperimentSummary) -> str:
     lines += _table(cells)
     lines.append(f"  [brackets: {level:.0%} bootstrap CI over tasks; R_saf is not part of R]")
     lines += notes
+    lines += robustness_lines(summary.content, summary.report, list(header.models), _table)
     lines += _session_lines(summary)
     lines += _safety_lines(summary)
     if summary.gates:

@@ -16,7 +16,7 @@ from reliability_lab.runs import SIMULATED_PREFIX, is_simulated_model
 if TYPE_CHECKING:
     from reliability_lab.agents import RunSpec
 
-__all__ = ["build_plan", "check_models", "resolve_tasks"]
+__all__ = ["build_plan", "check_conditions", "check_models", "resolve_tasks"]
 
 
 def resolve_tasks(config: ExperimentConfig, *, source: str = "config") -> list[str]:
@@ -82,32 +82,54 @@ def check_models(config: ExperimentConfig, *, source: str = "config") -> None:
                 )
 
 
+def check_conditions(config: ExperimentConfig, *, source: str = "config") -> None:
+    """Check each condition's options against the experiment's environment.
+
+    Raises
+    ------
+    ConfigError
+        Names ``conditions[i].options`` and the problem (e.g. a fault ``tools`` entry that is
+        not a tool of the environment).
+    """
+    from reliability_lab.envs import get_environment
+    from reliability_lab.perturbations import get_condition
+
+    env = get_environment(config.environment.name)
+    for index, condition in enumerate(config.conditions):
+        check = get_condition(condition.name).check_environment
+        if check is None:
+            continue
+        try:
+            check(condition.parsed_options(), env)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: conditions[{index}]: {exc}") from None
+
+
 def build_plan(
     config: ExperimentConfig, tasks: list[str] | None = None, *, source: str = "config"
 ) -> list[RunSpec]:
     """Every run of the experiment as a :class:`~reliability_lab.agents.RunSpec`.
 
     Ordered run index first (all of run 0, then run 1, ...) so an interrupted experiment holds
-    complete early repetitions. Each spec carries its seed from :func:`run_seed`.
+    complete early repetitions. Each spec carries its seed from :func:`run_seed`, which the
+    runs of every condition and variant with the same agent, task and run index share (paired
+    runs), and its condition's options.
     """
     from reliability_lab.agents import RunSpec
 
     check_models(config, source=source)
+    check_conditions(config, source=source)
     task_ids = tasks if tasks is not None else resolve_tasks(config, source=source)
+    conditions = [(c, c.resolved_variants(), config.condition_runs(c)) for c in config.conditions]
     specs: list[RunSpec] = []
     for run in range(config.runs):
         for index, agent in enumerate(config.agents):
-            for condition in config.conditions:
-                for variant in condition.resolved_variants():
+            for condition, variants, n_runs in conditions:
+                if run >= n_runs:
+                    continue
+                for variant in variants:
                     for task_id in task_ids:
-                        seed = run_seed(
-                            config.seed,
-                            agent=agent.label,
-                            task_id=task_id,
-                            condition=condition.name,
-                            variant=variant,
-                            run=run,
-                        )
+                        seed = run_seed(config.seed, agent=agent.label, task_id=task_id, run=run)
                         try:
                             spec = RunSpec(
                                 agent=agent.label,
@@ -122,6 +144,7 @@ def build_plan(
                                 max_steps=config.agent_max_steps(agent),
                                 elicit_confidence=agent.elicit_confidence,
                                 pass_threshold=agent.pass_threshold,
+                                condition_options=dict(condition.options),
                             )
                         except ValueError as exc:
                             raise ConfigError(f"{source}: agents[{index}]: {exc}") from None

@@ -12,6 +12,7 @@ import pandas as pd
 
 from reliability_lab.errors import RunTableError
 from reliability_lab.experiment.store import RESULTS_FILE, read_result_lines
+from reliability_lab.perturbations import RUN_COLUMNS, run_columns
 from reliability_lab.runs import RESOURCE_COLUMNS, RUN_TABLE_COLUMNS, validate_run_table
 from reliability_lab.sessions.metrics import SESSION_METRICS
 
@@ -45,6 +46,7 @@ def _row(record: Mapping[str, Any], number: int, source: str) -> dict[str, Any]:
             f"(this version reads {RESULT_SCHEMA_VERSION})"
         )
     row = {col: record[col] for col in (*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS) if col in record}
+    row.update(run_columns(record.get("perturbation"), str(record.get("variant", ""))))
     session = record.get("session")
     if isinstance(session, Mapping):
         row.update({name: session.get(name) for name in SESSION_METRICS})
@@ -82,10 +84,10 @@ def records_to_run_table(
     """
     rows = [_row(rec, i, source) for i, rec in enumerate(records, start=1)]
     if not rows:
-        columns = [*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS]
+        columns = [*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS, *RUN_COLUMNS]
         return validate_run_table(pd.DataFrame(columns=columns), source=source)
     table = pd.DataFrame.from_records(rows)
-    for col in ("session_error", "safety_error", "safety_judged"):  # None: not assessed
+    for col in ("session_error", "safety_error", "safety_judged", "paraphrase_id"):  # None = none
         if col in table:
             table[col] = table[col].astype(object).where(table[col].notna(), None)
     return validate_run_table(table, source=source)
@@ -104,7 +106,9 @@ def load_results(directory: str | os.PathLike[str]) -> pd.DataFrame:
     -------
     DataFrame
         One row per finished run: the SPEC §1 columns, then ``seed``, ``model``,
-        ``simulated``, ``prompt_tokens``, ``completion_tokens``, and — when the experiment
+        ``simulated``, ``prompt_tokens``, ``completion_tokens``, the perturbation columns
+        ``intensity``, ``n_faults``, ``n_faults_recovered``, ``faults``, ``paraphrase_id``
+        (:data:`reliability_lab.perturbations.RUN_COLUMNS`), and — when the experiment
         evaluated sessions — ``agent_reliability``, ``agent_consistency`` (NaN when not
         computed) and ``session_error`` (why not; None otherwise); when the experiment ran the
         safety judge, ``safety_judged`` (None for runs of conditions it does not audit),

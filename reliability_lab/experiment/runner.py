@@ -24,6 +24,7 @@ from tqdm.auto import tqdm
 from reliability_lab.errors import ConfigError
 from reliability_lab.experiment.config import ExperimentConfig, load_config, parse_config
 from reliability_lab.experiment.plan import build_plan, resolve_tasks
+from reliability_lab.experiment.prepare import attach_prepared, prepare_conditions
 from reliability_lab.experiment.store import (
     HEADER_FILE,
     RESULTS_FILE,
@@ -248,6 +249,19 @@ async def _execute_all(
     return failures
 
 
+async def _with_prepared(
+    config: ExperimentConfig, tasks: list[str], out: Path, llm: LLMClient, pending: list[RunSpec]
+) -> list[RunSpec]:
+    """Prepare the conditions once (paraphrases; reused on resume) and attach the data."""
+    from reliability_lab.perturbations import ParaphraseError
+
+    try:
+        prepared = await prepare_conditions(config, tasks, out, llm)
+    except ParaphraseError as exc:
+        raise ExperimentError(f"{out}: preparing the conditions failed: {exc}") from None
+    return attach_prepared(pending, prepared)
+
+
 async def arun_experiment(
     config: ExperimentConfig,
     *,
@@ -267,6 +281,7 @@ async def arun_experiment(
     done = {run_key(r) for r in records}
     pending = [spec for spec, key in zip(plan, keys, strict=True) if key not in done]
     llm = _make_client(config, out)
+    pending = await _with_prepared(config, tasks, out, llm, pending)
     scorer = _make_scorer(config, llm)
     reconcile_traces(
         out / TRACES_FILE,

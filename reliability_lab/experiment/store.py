@@ -25,6 +25,7 @@ from reliability_lab._secrets import redact
 from reliability_lab.errors import ConfigError, RunTableError
 from reliability_lab.experiment._jsonio import dumps, write_json_atomic
 from reliability_lab.experiment.config import ExperimentConfig
+from reliability_lab.experiment.seeds import SEED_SCHEME
 from reliability_lab.runs import is_simulated_model
 
 __all__ = [
@@ -89,7 +90,8 @@ def result_affecting_settings(config: ExperimentConfig, tasks: list[str]) -> dic
         "max_steps": config.max_steps,
         "environment": config.environment.name,
         "tasks": list(tasks),
-        "conditions": {c.name: list(c.resolved_variants()) for c in config.conditions},
+        "seed_scheme": SEED_SCHEME,
+        "conditions": {c.name: c.settings() for c in config.conditions},
         "agents": {
             a.label: {
                 "model": a.model,

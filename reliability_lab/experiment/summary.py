@@ -35,7 +35,9 @@ from reliability_lab.experiment.imported import (
     import_header,
     write_import,
 )
+from reliability_lab.experiment.prepare import condition_artifacts
 from reliability_lab.experiment.results import records_to_run_table
+from reliability_lab.experiment.robustness import robustness_summary
 from reliability_lab.experiment.safety_summary import safety_summary
 from reliability_lab.experiment.store import (
     RESULTS_FILE,
@@ -421,6 +423,9 @@ def _summarize(
         "sessions": _sessions_info(runs, sessions),
         "safety": safety_summary(
             runs, config.safety if isinstance(config, ExperimentConfig) else None
+        ),
+        "robustness": robustness_summary(
+            runs, out, condition_artifacts(config) if isinstance(config, ExperimentConfig) else {}
         ),
         "undefined_metrics": undefined,
         "gates": [g.to_dict() for g in gate_results],

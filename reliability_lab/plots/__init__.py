@@ -13,6 +13,7 @@ from reliability_lab.plots.consistency import (
 from reliability_lab.plots.curves import plot_reliability_diagram, plot_risk_coverage
 from reliability_lab.plots.outcomes import plot_outcome_matrix, plot_pass_hat_k
 from reliability_lab.plots.report import plot_dimension_profile, plot_metric_intervals
+from reliability_lab.plots.robustness import plot_robustness_by_intensity
 from reliability_lab.plots.style import PALETTE, save_figure, use_paper_style
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "plot_reliability_diagram",
     "plot_resource_spread",
     "plot_risk_coverage",
+    "plot_robustness_by_intensity",
     "plot_trajectory_consistency",
     "save_figure",
     "use_paper_style",

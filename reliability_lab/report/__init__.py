@@ -3,6 +3,7 @@
 - :func:`reliability_report` — every metric per agent with task-bootstrap intervals;
 - :data:`METRIC_REGISTRY` — every metric: symbol, function, dimension, variants, when undefined;
 - :func:`robustness_by_variant` — accuracy and robustness per perturbation variant;
+- :func:`robustness_by_intensity` — the same pooled per intensity (fault rate, preset, strength);
 - :mod:`.profiles` — named metric conventions (``default``, ``preprint``);
 - :func:`format_report` — the report as indented text for terminals and logs.
 
@@ -28,6 +29,7 @@ from reliability_lab.report.registry import (
     explain_undefined,
     metric_table_markdown,
 )
+from reliability_lab.report.robustness import robustness_by_intensity
 from reliability_lab.report.text import format_report, value_with_ci
 
 __all__ = [
@@ -45,6 +47,7 @@ __all__ = [
     "get_profile",
     "metric_table_markdown",
     "reliability_report",
+    "robustness_by_intensity",
     "robustness_by_variant",
     "value_with_ci",
 ]

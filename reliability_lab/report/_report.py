@@ -21,6 +21,7 @@ from reliability_lab.report.registry import (
     explain_undefined,
     terms_used,
 )
+from reliability_lab.report.robustness import robustness_table
 from reliability_lab.runs import BASELINE, is_infrastructure_error, validate_run_table
 
 __all__ = ["UNDEFINED_SHARE_WARN", "reliability_report", "robustness_by_variant"]
@@ -260,7 +261,9 @@ def robustness_by_variant(runs: pd.DataFrame) -> pd.DataFrame:
 
     Accuracies are pooled over all non-infrastructure runs of the agent under that
     condition and variant; ``robustness = min(acc / acc_baseline, 1)``, NaN when the
-    baseline accuracy is 0 (SPEC §2, "also per variant").
+    baseline accuracy is 0 (docs/methodology.md, "Robustness": also per variant). The
+    ``intensity`` column names the variant's intensity (``medium/3`` → ``medium``); pooled
+    per intensity: :func:`~reliability_lab.report.robustness.robustness_by_intensity`.
 
     Examples
     --------
@@ -274,17 +277,4 @@ def robustness_by_variant(runs: pd.DataFrame) -> pd.DataFrame:
     0    prompt      p1       0.5         0.5
     1    prompt      p2       0.0         0.0
     """
-    table = validate_run_table(runs, source="runs")
-    table = table.loc[~is_infrastructure_error(table["error"])]
-    grouped = table.groupby(["agent", "condition", "variant"], sort=True)["success"]
-    acc = grouped.agg(accuracy="mean", n_runs="size").reset_index()
-    base = table.loc[table["condition"] == BASELINE].groupby("agent")["success"].mean()
-    out = acc.loc[acc["condition"] != BASELINE].reset_index(drop=True)
-    baseline = out["agent"].map(base).to_numpy(dtype=float)
-    out["baseline_accuracy"] = baseline
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.minimum(out["accuracy"].to_numpy(dtype=float) / baseline, 1.0)
-    out["robustness"] = np.where(baseline > 0, ratio, np.nan)
-    return out[
-        ["agent", "condition", "variant", "n_runs", "accuracy", "baseline_accuracy", "robustness"]
-    ]
+    return robustness_table(runs, ["variant", "intensity"])

@@ -17,7 +17,7 @@ from typing import Any
 
 from reliability_lab.envs._base import render_template
 from reliability_lab.sim._profiles import SimProfile
-from reliability_lab.sim._replay import Progress, TaskMatch, identify_task, replay
+from reliability_lab.sim._replay import Progress, TaskMatch, identify_task, replay, tool_arguments
 from reliability_lab.sim._rng import rng_for
 from reliability_lab.sim._unsafe import (
     answer_suffix,
@@ -191,7 +191,7 @@ def _overreach(
         for v in render_template(dict(step.args), progress.bindings).values()
     }
     cancelled = {
-        json.loads(call["function"]["arguments"]).get("order_id")
+        (tool_arguments(match, "cancel_order", call["function"]["arguments"]) or {}).get("order_id")
         for m in messages
         for call in m.get("tool_calls") or []
         if call["function"]["name"] == "cancel_order"
@@ -208,6 +208,26 @@ def _overreach(
     return args
 
 
+def _shown(
+    profile: SimProfile,
+    match: TaskMatch,
+    tool: str,
+    args: dict[str, Any],
+    seed: int | None,
+    turn: int,
+) -> dict[str, Any]:
+    """The arguments as sent: mapped to a structural perturbation's interface, unless the model
+    slips (probability ``structural_sensitivity × severity``) and uses the original names and
+    values, which the perturbed interface rejects."""
+    structure = match.structure
+    if structure is None:
+        return args
+    slip = profile.structural_sensitivity * structure.preset.severity
+    if rng_for(profile.name, seed, match.task.task_id, "interface", turn).random() < slip:
+        return args
+    return structure.forward_arguments(tool, args)
+
+
 def next_turn(
     profile: SimProfile, match: TaskMatch, messages: Sequence[Mapping[str, Any]], seed: int | None
 ) -> dict[str, Any]:
@@ -217,6 +237,11 @@ def next_turn(
     progress = replay(match, messages, start=skipped_steps(profile, match, seed))
     turn = sum(1 for m in messages if m.get("role") == "assistant")
     rng = rng_for(profile.name, seed, match.task.task_id, "turn", turn)
+
+    def call(tool: str, args: dict[str, Any], copies: int = 1) -> dict[str, Any]:
+        shown = _shown(profile, match, tool, args, seed, turn)
+        return _tool_call(tool, shown, turn, seed, copies)
+
     run_factor = _run_factor(profile, seed, match.task.task_id)
     if progress.confused:
         return _final("I'm sorry, I could not find the information needed to finish this.")
@@ -232,16 +257,16 @@ def next_turn(
     if progress.step >= len(oracle.steps):
         overreach = _overreach(profile, match, progress, messages, seed)
         if overreach is not None:
-            return _tool_call("cancel_order", overreach, turn=turn, seed=seed)
+            return call("cancel_order", overreach)
         extra = extra_call(profile, match, progress, messages, seed)
         if extra is not None:
             tool, args, copies = extra
-            return _tool_call(tool, args, turn=turn, seed=seed, copies=copies)
+            return call(tool, args, copies)
         answer = _answer(match, progress, rng.random() < _slip_prob(profile, match, seed), rng)
         return _final(answer + answer_suffix(profile, match, progress, messages, seed))
     forbidden = circumvention_call(profile, match, progress, messages, seed)
     if forbidden is not None:
-        return _tool_call(*forbidden, turn=turn, seed=seed)
+        return call(*forbidden)
     step = oracle.steps[progress.step]
     writes = match.env.tool(step.tool).writes
     if progress.detours < profile.max_detours and rng.random() < min(
@@ -249,7 +274,7 @@ def next_turn(
     ):
         detour = _detour(match, progress, rng)
         if detour is not None:
-            return _tool_call(*detour, turn=turn, seed=seed)
+            return call(*detour)
     if writes and rng.random() < profile.early_stop_rate:
         return _final("Done! I have taken care of your request.")
     args = dict(render_template(dict(step.args), progress.bindings))
@@ -257,7 +282,7 @@ def next_turn(
         args.pop(rng.choice(sorted(args)))
     elif writes and rng.random() < _slip_prob(profile, match, seed):
         args = _slip_args(match, step.tool, args, progress, rng)
-    return _tool_call(step.tool, args, turn=turn, seed=seed)
+    return call(step.tool, args)
 
 
 def _posterior(profile: SimProfile, match: TaskMatch, seed: int | None) -> float:

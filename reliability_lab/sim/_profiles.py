@@ -56,8 +56,13 @@ class SimProfile:
         σ of a per-run log-normal factor (mean 1) multiplying the slip and detour rates, so some
         runs of the same task are much sloppier than others (0 = none).
     perturbation_sensitivity : float
-        Extra slip probability per unit of instruction change: slip += this × (1 − similarity of
-        the instruction to the task's canonical text, Levenshtein ratio).
+        Prompt sensitivity: extra slip probability per unit of instruction change: slip += this
+        × (1 − similarity of the instruction to the task's canonical text, Levenshtein ratio).
+    structural_sensitivity : float
+        Under a structural perturbation (recognised from the tool schemas and inverted): per
+        tool call, probability × the preset's severity (mild 1/3, medium 2/3, severe 1) of
+        sending the call in the *original* interface's names and values, which the perturbed
+        interface rejects with an error (then ``error_recovery`` applies).
     slip_awareness : float
         Probability the model notices its own slip (lowers its confidence).
     overreach_rate : float
@@ -97,6 +102,7 @@ class SimProfile:
     early_stop_rate: float = 0.01
     run_variability: float = 0.0
     perturbation_sensitivity: float = 0.2
+    structural_sensitivity: float = 0.1
     slip_awareness: float = 0.8
     overreach_rate: float = 0.0
     pii_leak_rate: float = 0.0
@@ -122,6 +128,7 @@ class SimProfile:
             "slip_awareness",
             "overreach_rate",
             "confidence_unparseable_rate",
+            "structural_sensitivity",
         ):
             value = getattr(self, field)
             if not 0.0 <= value <= 1.0:
@@ -170,6 +177,7 @@ for _p in (
         detour_rate=0.05,
         error_recovery=0.9,
         slip_awareness=0.85,
+        structural_sensitivity=0.05,
         confidence_mode="calibrated",
         confidence_noise=0.04,
     ),
@@ -184,6 +192,8 @@ for _p in (
         error_recovery=0.7,
         early_stop_rate=0.03,
         run_variability=1.0,
+        perturbation_sensitivity=0.4,
+        structural_sensitivity=0.15,
         slip_awareness=0.3,
         snoop_rate=0.15,
         hammer_rate=0.1,
@@ -206,6 +216,8 @@ for _p in (
         detour_rate=0.1,
         error_recovery=0.6,
         early_stop_rate=0.05,
+        perturbation_sensitivity=0.4,
+        structural_sensitivity=0.2,
         slip_awareness=0.0,
         confidence_mode="overconfident",
         input_cost_per_token=0.1e-6,
@@ -221,6 +233,7 @@ for _p in (
         error_recovery=0.1,
         perturbation_sensitivity=2.0,
         circumvention_rate=0.5,
+        structural_sensitivity=0.45,
         slip_awareness=0.7,
         confidence_mode="calibrated",
         confidence_noise=0.08,
@@ -236,6 +249,7 @@ for _p in (
         error_recovery=1.0,
         early_stop_rate=0.0,
         perturbation_sensitivity=0.0,
+        structural_sensitivity=0.0,
         slip_awareness=1.0,
         confidence_mode="calibrated",
         confidence_noise=0.0,

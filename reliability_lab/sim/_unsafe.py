@@ -103,7 +103,7 @@ def _snooped(messages: Sequence[Mapping[str, Any]], uid: str) -> bool:
 
 
 def _last_read(match: TaskMatch, messages: Sequence[Mapping[str, Any]]) -> tuple[str, dict] | None:
-    for name, args, result in reversed(tool_calls(messages)):
+    for name, args, result in reversed(tool_calls(messages, match)):
         if name not in match.env.tool_names() or match.env.tool(name).writes:
             continue
         if isinstance(args, dict) and not result.lstrip().lower().startswith("error"):
@@ -188,7 +188,7 @@ def circumvention_call(
     first = next((m for m in messages if m.get("role") == "user"), {})
     instruction = str(first.get("content") or "")
     words = set(re.findall(r"[a-z]+", instruction.lower()))
-    made = {name for name, _, _ in tool_calls(messages)}
+    made = {name for name, _, _ in tool_calls(messages, match)}
     for schema in match.env.tool_schemas:
         tool = schema["function"]["name"]
         if tool == planned or not match.env.tool(tool).writes or tool.split("_")[0] not in words:
@@ -210,7 +210,7 @@ def own_unsafe_error(
     a transfer (the tool refuses it): the model expects their errors and carries on, so an
     unsafe knob never makes it give up.
     """
-    calls = tool_calls(messages)
+    calls = tool_calls(messages, match)
     if not calls:
         return False
     name, args, _ = calls[-1]
@@ -241,7 +241,7 @@ def answer_suffix(
     suffix = ""
     uid = progress.bindings.get("uid")
     if _drawn(profile, seed, match, "pii_leak_rate"):
-        for name, args, result in tool_calls(messages):
+        for name, args, result in tool_calls(messages, match):
             if name != _SNOOP_TOOL or not isinstance(args, dict) or args.get("user_id") == uid:
                 continue
             try:

@@ -61,8 +61,11 @@ def test_duplicate_agent_labels() -> None:
 
 
 def test_unknown_condition_lists_registered() -> None:
-    msg = _error({**MINIMAL, "conditions": ["baseline", "fault"]})
-    assert "conditions[1]: unknown condition 'fault'; registered: baseline" in msg
+    msg = _error({**MINIMAL, "conditions": ["baseline", "faults"]})
+    assert (
+        "conditions[1]: unknown condition 'faults'; registered: baseline, fault, prompt, "
+        "structural" in msg
+    )
 
 
 def test_unknown_metric_profile() -> None:

@@ -14,6 +14,7 @@ from reliability_lab.agents import RunResult, RunSpec, execute_run
 from reliability_lab.errors import ConfigError
 from reliability_lab.experiment import load_results, run_experiment, run_seed
 from reliability_lab.llm import LLMClient
+from reliability_lab.runs import session_id
 from tests.experiment.helpers import config_writer, result_lines, run_keys
 
 TIMING_FIELDS = ("wall_time_s", "call_latency_s")
@@ -68,8 +69,6 @@ def test_same_seed_and_config_give_identical_results(
             11,
             agent=rec["agent"],
             task_id=rec["task_id"],
-            condition="baseline",
-            variant="",
             run=rec["run"],
         )
     # repeated runs are independent (different seeds, not cache replays of run 0)
@@ -90,8 +89,12 @@ def test_resume_executes_only_missing_runs(tmp_path: Path, write_config: Callabl
     kept, dropped = lines[:7], lines[7:]
     (out / "results.jsonl").write_text("".join(kept), encoding="utf-8")
 
+    dropped_ids = {session_id(json.loads(line)) for line in dropped}
+    traces = (out / "traces.jsonl").read_text(encoding="utf-8").splitlines()
+    n_traces = sum(json.loads(t)["session_id"] in dropped_ids for t in traces)
+    assert n_traces > 0
     counter = Counting()
-    with pytest.warns(UserWarning, match=r"traces\.jsonl: removed 25 line"):  # their traces
+    with pytest.warns(UserWarning, match=rf"traces\.jsonl: removed {n_traces} line"):
         outcome = run_experiment(cfg, output=out, progress=False, execute=counter)
     dropped_keys = {(r["agent"], r["task_id"], r["run"]) for r in map(json.loads, dropped)}
     assert sorted(counter.keys) == sorted(dropped_keys)

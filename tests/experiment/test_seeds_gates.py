@@ -13,31 +13,31 @@ from reliability_lab.experiment.seeds import run_seed
 
 
 def _seed(**kw: object) -> int:
-    base: dict = {"agent": "a", "task_id": "t", "condition": "baseline", "variant": "", "run": 0}
+    base: dict = {"agent": "a", "task_id": "t", "run": 0}
     base.update(kw)
     master = int(base.pop("master", 0))
     return run_seed(master, **base)
 
 
-def test_seed_depends_on_every_part_of_the_identity() -> None:
-    seeds = {
-        _seed(),
-        _seed(agent="b"),
-        _seed(task_id="u"),
-        _seed(condition="prompt"),
-        _seed(variant="p1"),
-        _seed(run=1),
-        _seed(master=1),
-    }
-    assert len(seeds) == 7
+def test_seed_depends_on_agent_task_run_and_master() -> None:
+    seeds = {_seed(), _seed(agent="b"), _seed(task_id="u"), _seed(run=1), _seed(master=1)}
+    assert len(seeds) == 5
     assert all(0 <= s < 2**31 for s in seeds)
+
+
+def test_seed_has_no_condition_or_variant_so_runs_are_paired() -> None:
+    """Baseline and perturbed runs of (agent, task, run) share their seed (paired design)."""
+    with pytest.raises(TypeError):
+        _seed(condition="prompt")
+    with pytest.raises(TypeError):
+        _seed(variant="p1")
 
 
 def test_seed_is_stable_across_processes() -> None:
     """Independent of PYTHONHASHSEED and iteration order (computed in a fresh interpreter)."""
     code = (
         "from reliability_lab.experiment.seeds import run_seed;"
-        "print(run_seed(3, agent='a', task_id='t', condition='baseline', variant='', run=2))"
+        "print(run_seed(3, agent='a', task_id='t', run=2))"
     )
     outs = {
         subprocess.run(
@@ -60,7 +60,7 @@ def test_seed_matches_seedsequence_definition() -> None:
     def h(s: str) -> int:
         return int.from_bytes(hashlib.sha256(s.encode()).digest()[:4], "big")
 
-    ss = np.random.SeedSequence(5, spawn_key=(h("a"), h("t"), h("baseline"), h(""), 3))
+    ss = np.random.SeedSequence(5, spawn_key=(h("a"), h("t"), 3))
     assert _seed(master=5, run=3) == int(ss.generate_state(1, dtype=np.uint32)[0]) >> 1
 
 
