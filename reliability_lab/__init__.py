@@ -2,7 +2,7 @@
 
 Consistency, predictability, robustness and safety metrics (Rabanser et al., "Towards a
 Science of AI Agent Reliability"), PandaProbe's trace and session metrics, and an
-experiment runner that produces the run table (SPEC §1) every metric consumes.
+experiment runner that produces the run table (docs/run_table.md) every metric consumes.
 
 Importing the package does not import litellm or matplotlib and changes no process-wide
 setting; heavy parts load on first use (litellm on the first model call, see

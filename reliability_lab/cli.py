@@ -1,4 +1,4 @@
-"""Command line: ``reliability-lab run | report | validate`` (SPEC §4).
+"""Command line: ``reliability-lab run | report | validate`` (docs/results.md).
 
 Exit status: 0 when every gate passes, 1 when a gate fails, 2 on a usage or input error
 (invalid config, unreadable results, missing file — the message goes to stderr, no traceback).

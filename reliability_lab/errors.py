@@ -15,7 +15,7 @@ class UndefinedMetricWarning(UserWarning):
 
 
 class RunTableError(ValueError):
-    """A run table (SPEC §1) failed validation.
+    """A run table (docs/run_table.md) failed validation.
 
     The message names the source (file or argument), the column, and shows the
     offending rows.

@@ -1,4 +1,4 @@
-"""The run table: one row per agent run, the data model everything meets at (SPEC §1).
+"""The run table: one row per agent run, the data model everything meets at (docs/run_table.md).
 
 Every producer (experiment runner, importers) emits it and every consumer (metrics,
 reports, plots) accepts it. :func:`validate_run_table` is the single gate all entry
@@ -41,11 +41,13 @@ __all__ = [
 ]
 
 BASELINE = "baseline"
-#: Conditions with a dedicated robustness metric (SPEC §2); users may add their own names.
+#: Conditions with a dedicated robustness metric (docs/methodology.md, "Robustness"); users may
+#: add their own names.
 PERTURBATION_CONDITIONS = {"fault": "R_fault", "structural": "R_struct", "prompt": "R_prompt"}
 INFRASTRUCTURE_PREFIX = "infrastructure:"
 CONFIDENCE_SOURCES = ("elicited", "fallback", "none")
-#: Severity weights for the harm score (SPEC §2, Safety). Unknown severities are an error.
+#: Severity weights for the harm score (docs/methodology.md, "Safety"). Unknown severities are
+#: an error.
 SEVERITY_WEIGHTS: Mapping[str, float] = {"low": 0.25, "medium": 0.5, "high": 1.0, "critical": 1.0}
 RESOURCE_COLUMNS = (
     "cost_usd",
@@ -308,7 +310,7 @@ def _duplicate_keys(df: pd.DataFrame) -> np.ndarray:
 
 
 def validate_run_table(runs: pd.DataFrame, *, source: str = "run table") -> pd.DataFrame:
-    """Check a run table against SPEC §1 and return a normalised copy.
+    """Check a run table against docs/run_table.md and return a normalised copy.
 
     Optional columns that are absent are added with their "not recorded" meaning:
     ``condition="baseline"``, ``variant=""``, ``score``/``confidence``/resources NaN,
@@ -429,7 +431,10 @@ def is_simulated_model(model: str) -> bool:
 
 
 def is_infrastructure_error(error: pd.Series) -> np.ndarray:
-    """Boolean mask of runs whose ``error`` marks a provider/harness failure (SPEC §1)."""
+    """Boolean mask of runs whose ``error`` marks a provider/harness failure.
+
+    See docs/run_table.md, "Infrastructure errors".
+    """
     values = error.to_numpy(dtype=object)
     present = np.flatnonzero(np.asarray(pd.notna(values), dtype=bool))
     mask = np.zeros(len(values), dtype=bool)

@@ -1,4 +1,7 @@
-"""The run-table validator (SPEC §1): every bad input is a RunTableError naming column and rows."""
+"""The run-table validator: every bad input is a RunTableError naming column and rows.
+
+Rules: docs/run_table.md, "Validation".
+"""
 
 from __future__ import annotations
 

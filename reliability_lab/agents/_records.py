@@ -201,7 +201,7 @@ class RunResult(BaseModel):
         return run_key({k: getattr(self, k) for k in KEY_COLUMNS})
 
     def to_row(self) -> dict[str, Any]:
-        """Exactly the run-table columns (SPEC §1), in canonical order."""
+        """Exactly the run-table columns (docs/run_table.md), in canonical order."""
         data = {name: getattr(self, name) for name in RUN_TABLE_COLUMNS}
         data["actions"] = list(self.actions)
         data["violations"] = [dict(v) for v in self.violations]

@@ -4,7 +4,7 @@ A YAML config (see ``experiments/README.md``) names agents, an environment and i
 runs, conditions, concurrency, a seed and gates. :func:`run_experiment` executes every
 (agent, task, condition, variant, run) once — resuming an interrupted directory — and writes
 ``header.json``, ``results.jsonl``, ``run_1/ … run_K/``, ``summary.json`` and
-``aggregate_stats.json`` (SPEC §4). :func:`load_results` reads the run table back.
+``aggregate_stats.json`` (docs/results.md). :func:`load_results` reads the run table back.
 """
 
 from __future__ import annotations

@@ -278,7 +278,7 @@ class ExperimentConfig(_Model):
     output: str | None = None
     """Output directory; default ``results/<name>`` (relative to the working directory)."""
     profile: str = "default"
-    """Metric profile of the reliability report (SPEC §2): ``default`` or ``preprint``."""
+    """Metric profile: ``default`` or ``preprint`` (docs/methodology.md, "Profiles")."""
     environment: EnvironmentConfig = Field(default_factory=EnvironmentConfig)
     """Environment and task selection."""
     conditions: list[ConditionConfig] = Field(

@@ -1,4 +1,4 @@
-"""Pass/fail gates on reported metrics (SPEC §4).
+"""Pass/fail gates on reported metrics (docs/results.md, "Gates").
 
 A gate names one reported metric, a comparison and a threshold on the 0–1 scale
 (``accuracy >= 0.9`` means 90 %), optionally an agent (default: every agent must pass) and a

@@ -1,4 +1,4 @@
-"""Read a results directory back into the run table (SPEC §1)."""
+"""Read a results directory back into the run table (docs/run_table.md)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ __all__ = [
 
 #: Result-record schema version this reader understands.
 RESULT_SCHEMA_VERSION = 1
-#: Per-run fields kept as extra run-table columns after the SPEC §1 columns.
+#: Per-run fields kept as extra run-table columns (docs/run_table.md, "Extra columns").
 EXTRA_COLUMNS = ("seed", "model", "simulated", "prompt_tokens", "completion_tokens")
 _FLOAT_COLUMNS = (
     "score",
@@ -79,7 +79,7 @@ def records_to_run_table(
     Raises
     ------
     RunTableError
-        An unsupported ``schema_version`` or any SPEC §1 violation (via
+        An unsupported ``schema_version`` or an invalid run table (via
         :func:`~reliability_lab.runs.validate_run_table`), naming ``source``.
     """
     rows = [_row(rec, i, source) for i, rec in enumerate(records, start=1)]
@@ -105,8 +105,8 @@ def load_results(directory: str | os.PathLike[str]) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        One row per finished run: the SPEC §1 columns, then ``seed``, ``model``,
-        ``simulated``, ``prompt_tokens``, ``completion_tokens``, the perturbation columns
+        One row per finished run: the run-table columns (docs/run_table.md), then ``seed``,
+        ``model``, ``simulated``, ``prompt_tokens``, ``completion_tokens``, the perturbation columns
         ``intensity``, ``n_faults``, ``n_faults_recovered``, ``faults``, ``paraphrase_id``
         (:data:`reliability_lab.perturbations.RUN_COLUMNS`), and — when the experiment
         evaluated sessions — ``agent_reliability``, ``agent_consistency`` (NaN when not

@@ -61,7 +61,7 @@ class HeaderRecord(BaseModel):
     version: str
     """reliability_lab package version that wrote the results."""
     profile: str
-    """Metric profile of the reliability report (SPEC §2)."""
+    """Metric profile of the reliability report (docs/methodology.md, "Profiles")."""
     seed: int
     """Master seed; per-run seeds are stored on each result line."""
     models: dict[str, str]

@@ -1,4 +1,4 @@
-"""Summary files of a results directory (SPEC §4, letta-evals layout).
+"""Summary files of a results directory (docs/results.md; letta-evals layout).
 
 From ``header.json`` + ``results.jsonl`` this writes:
 
@@ -103,7 +103,8 @@ class ExperimentSummary:
 def score_metrics(runs: pd.DataFrame) -> dict[str, Any]:
     """letta-evals style metrics of a set of runs.
 
-    ``total`` counts every run; ``total_attempted`` excludes infrastructure errors (SPEC §1).
+    ``total`` counts every run; ``total_attempted`` excludes infrastructure errors
+    (docs/run_table.md, "Infrastructure errors").
     ``avg_score_attempted`` is the mean score over attempted runs (an attempted run without a
     score counts 0); ``avg_score_total`` divides the same sum by ``total`` (errors count 0,
     as in letta-evals). ``accuracy`` = passed / attempted. All rates are on the 0–1 scale.

@@ -1,4 +1,5 @@
-"""Import HAL harness reliability runs into the run table (docs/importers.md, 'HAL').
+"""Import HAL harness reliability runs into the run table (docs/importers.md,
+'HAL reliability runs').
 
 HAL's reliability evaluation (princeton-pli/hal-harness, ``reliability_eval/``) runs each agent
 on a benchmark several times per condition and uploads one ``<run_id>_UPLOAD.json`` per run:

@@ -1,4 +1,5 @@
-"""HAL's published per-agent numbers beside ours (docs/importers.md, 'HAL').
+"""HAL's published per-agent numbers beside ours (docs/importers.md,
+"HAL's published numbers beside ours").
 
 HAL's ``analyze_reliability.py`` writes ``reliability_metrics.csv``: one row per agent with its
 metrics under HAL's names. :func:`load_hal_metrics` reads it with the report's metric names

@@ -1,4 +1,5 @@
-"""Import inspect_ai eval logs into the run table (docs/importers.md, 'inspect_ai').
+"""Import inspect_ai eval logs into the run table (docs/importers.md,
+'inspect_ai eval logs').
 
 inspect_ai (UKGovernmentBEIS/inspect_ai) writes one log per evaluation (``.eval`` or
 ``.json``); each holds the samples of every epoch. The logs are read with inspect_ai's own

@@ -1,4 +1,5 @@
-"""Import letta-evals results directories into the run table (docs/importers.md, 'letta-evals').
+"""Import letta-evals results directories into the run table (docs/importers.md,
+'letta-evals results directories').
 
 letta-evals (letta-ai/letta-evals) writes, for ``--output DIR``, ``header.json`` (suite name and
 configuration: target, graders, gate), ``results.jsonl`` (one sample result per line) and

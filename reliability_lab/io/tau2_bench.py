@@ -1,4 +1,5 @@
-"""Import τ²-bench ``Results`` files into the run table (docs/importers.md, 'τ²-bench').
+"""Import τ²-bench ``Results`` files into the run table (docs/importers.md,
+'τ²-bench results').
 
 τ²-bench (sierra-research/tau2-bench) saves a run of its harness as one ``Results`` JSON
 object: ``info`` (agent, user simulator, environment, ``num_trials``), ``tasks`` and

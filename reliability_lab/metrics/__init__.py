@@ -1,4 +1,4 @@
-"""Reliability metrics on flat per-run arrays (SPEC §2).
+"""Reliability metrics on flat per-run arrays (docs/methodology.md).
 
 Pure functions over numpy/scipy/pandas; importing this package loads neither litellm nor
 matplotlib, and loads each metric family only when one of its names is first used (PEP 562).

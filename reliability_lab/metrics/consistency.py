@@ -1,4 +1,6 @@
-"""Consistency across repeated runs: outcome, confidence and resource consistency (SPEC §2).
+"""Consistency across repeated runs: outcome, confidence and resource consistency.
+
+Conventions: docs/methodology.md, "Consistency".
 
 Each metric is computed per task and averaged over the tasks where it is defined
 (unweighted). The per-task kernels (``*_per_task``) are shared with the report, whose
@@ -70,7 +72,8 @@ def outcome_consistency(success: Any, task_id: Any, *, variant: str = "corrected
 
     References
     ----------
-    Rabanser et al., "Towards a Science of AI Agent Reliability" (2026); SPEC §2.
+    Rabanser et al., "Towards a Science of AI Agent Reliability" (2026);
+    docs/methodology.md, "Consistency".
 
     Examples
     --------

@@ -1,4 +1,6 @@
-"""Predictability: does self-reported confidence predict success? (SPEC §2)
+"""Predictability: does self-reported confidence predict success?
+
+Conventions: docs/methodology.md, "Predictability".
 
 Brier, calibration (1 − ECE), discrimination (AUROC) and the risk–coverage score, pooled
 over runs. The kernels work on *sufficient statistics* with a leading batch axis — bin
@@ -339,7 +341,8 @@ def risk_coverage_score(confidence: Any, success: Any) -> float:
     E-AURC = AURC − AURC* (observed minus oracle order); E-AURC_max = (1 − accuracy) − AURC*,
     the excess of a random order. Ties in confidence use the exact expectation over all
     orders of the tied runs, so input order never matters. When E-AURC_max = 0 (all runs
-    succeeded or all failed) the score is 1.0 by definition (SPEC §2).
+    succeeded or all failed) the score is 1.0 by definition (docs/methodology.md,
+    "Predictability").
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Robustness: how much accuracy survives a perturbation? (SPEC §2)"""
+"""Robustness: how much accuracy survives a perturbation? (docs/methodology.md, "Robustness")"""
 
 from __future__ import annotations
 

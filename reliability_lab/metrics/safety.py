@@ -1,4 +1,7 @@
-"""Safety: how often and how badly does an agent violate constraints? (SPEC §2)"""
+"""Safety: how often and how badly does an agent violate constraints?
+
+Conventions: docs/methodology.md, "Safety".
+"""
 
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ __all__ = [
     "safety_scores",
 ]
 
-#: Constraints checked by default (SPEC §2).
+#: Constraints checked by default (docs/methodology.md, "Safety").
 DEFAULT_CONSTRAINTS = ("pii_exposure", "destructive_operation", "rate_limit", "data_minimisation")
 
 

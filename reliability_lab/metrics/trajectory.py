@@ -1,4 +1,6 @@
-"""Trajectory consistency: do successful runs of a task take the same actions? (SPEC §2)
+"""Trajectory consistency: do successful runs of a task take the same actions?
+
+Conventions: docs/methodology.md, "Consistency".
 
 Both metrics compare every pair of *successful* runs of a task that have a non-empty
 action list. The distribution metric ignores order (Jensen–Shannon over action

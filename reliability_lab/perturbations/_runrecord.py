@@ -1,4 +1,6 @@
-"""Run-table columns derived from a run's ``perturbation`` record (SPEC §1 allows extra columns).
+"""Extra run-table columns from a run's ``perturbation`` record.
+
+See docs/run_table.md, "Extra columns", and docs/perturbations.md, "Where the results go".
 
 ======================= ============================================================================
 column                  meaning

@@ -180,7 +180,7 @@ def reliability_report(
     Parameters
     ----------
     runs : DataFrame
-        A run table (SPEC §1); validated with :func:`~reliability_lab.validate_run_table`.
+        A run table (docs/run_table.md); validated with :func:`~reliability_lab.validate_run_table`.
     profile : {"default", "preprint"} or MetricProfile
         Metric conventions; ``preprint`` = literal C_out, natural-log JS distance and
         ``linspace`` ECE edges (the conventions behind the preprint's numbers).

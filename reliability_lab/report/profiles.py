@@ -32,7 +32,7 @@ class MetricProfile:
 
 
 PROFILES: dict[str, MetricProfile] = {
-    # SPEC §2 conventions.
+    # The conventions of docs/methodology.md.
     "default": MetricProfile("default", "corrected", "distance_base2", "floor"),
     # The conventions of the code behind the preprint's published numbers.
     "preprint": MetricProfile("preprint", "literal", "distance_ln", "linspace"),

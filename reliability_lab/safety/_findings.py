@@ -2,7 +2,7 @@
 
 A finding becomes one entry of the run table's ``violations`` list: ``{constraint, severity,
 evidence, source}`` plus, where they apply, ``detector``, ``judge_evidence``,
-``judge_severity``, ``evidence_verified`` and ``explanation`` (docs/safety.md, "Findings").
+``judge_severity``, ``evidence_verified`` and ``explanation`` (docs/safety.md, "Merging").
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 - :func:`rate_limit_detector` (``rate_limit``) reads the conversation: bursts of calls in one
   agent turn, runs of identical calls repeating a success, and an immediate re-call of a tool
   that answered with a rate-limit error. The trajectory has no clock, so one agent turn (one
-  model reply) is the unit of time (docs/safety.md, "Rate limits").
+  model reply) is the unit of time (docs/safety.md, "Rule detectors").
 - :func:`unrequested_change_detector` (``destructive_operation``) compares the final state with
   the one the task's oracle produces: a record the agent changed that the oracle leaves
   untouched was not requested.
@@ -37,7 +37,7 @@ _MAX_FIELDS_SHOWN = 3
 
 @dataclass(frozen=True)
 class RateLimit:
-    """An environment's rate limit, in agent turns (docs/safety.md, "Rate limits").
+    """An environment's rate limit, in agent turns (docs/safety.md, "Rule detectors").
 
     Attributes
     ----------

@@ -1,4 +1,6 @@
-"""PandaProbe's session metrics ``agent_reliability`` and ``agent_consistency`` (SPEC §3).
+"""PandaProbe's session metrics ``agent_reliability`` and ``agent_consistency``.
+
+Conventions: docs/pandaprobe.md, "Session metrics".
 
 Both are pure functions of the per-trace signals of one session — an ordered mapping
 ``trace_id -> {signal name: value in [0, 1]}`` with signal names ``confidence``,
@@ -6,8 +8,9 @@ Both are pure functions of the per-trace signals of one session — an ordered m
 :func:`~reliability_lab.sessions.evaluate_session` computes the signals from traces and then both
 metrics.
 
-Deliberate differences from PandaProbe (SPEC §3): weights are validated (a negative weight or an
-unknown signal name is a ``ValueError``); signal values are validated (finite, in [0, 1]); a
+Deliberate differences from PandaProbe (docs/pandaprobe.md, "Deliberate differences from
+PandaProbe"): weights are validated (a negative weight or an unknown signal name is a
+``ValueError``); signal values are validated (finite, in [0, 1]); a
 signal that failed to compute is passed as a :class:`SignalFailure`, left out of the arithmetic
 and reported in ``metadata["failed_signals"]`` and the reason; a session in which every signal
 the metric needs failed raises :class:`SessionMetricError` instead of scoring 1.0.
@@ -83,8 +86,9 @@ Signals = Mapping[str, Mapping[str, SignalValue]]
 def validate_signal_weights(signal_weights: Mapping[str, float] | None) -> dict[str, float]:
     """PandaProbe's default weights updated by ``signal_weights``, validated.
 
-    A *deliberate difference* from PandaProbe (SPEC §3): an unknown signal name, a
-    non-number, a negative or non-finite weight is an error naming it.
+    A *deliberate difference* from PandaProbe (docs/pandaprobe.md, "Deliberate differences
+    from PandaProbe"): an unknown signal name, a non-number, a negative or non-finite weight is
+    an error naming it.
 
     Examples
     --------
@@ -211,7 +215,8 @@ def agent_reliability(
 
     References
     ----------
-    PandaProbe session metrics, "Agent Reliability" (``reference/pandaprobe-session-metrics.md``).
+    docs/pandaprobe.md, "agent_reliability"; PandaProbe's published session-metric
+    documentation, "Agent Reliability".
 
     Examples
     --------
@@ -302,7 +307,8 @@ def agent_consistency(
 
     References
     ----------
-    PandaProbe session metrics, "Agent Consistency" (``reference/pandaprobe-session-metrics.md``).
+    docs/pandaprobe.md, "agent_consistency"; PandaProbe's published session-metric
+    documentation, "Agent Consistency".
 
     Examples
     --------

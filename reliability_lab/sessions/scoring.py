@@ -6,10 +6,11 @@ same numbers for the same run. It turns a run's trajectory into traces (one per 
 TOOL span per tool call; :func:`~reliability_lab.sessions.tracing.traces_from_trajectory`) and
 evaluates them with :func:`~reliability_lab.sessions.evaluate.aevaluate_session`.
 
-Strictness (docs/pandaprobe.md, "Failed signals"): if any signal of a session failed (a judge or
+Strictness: if any signal of a session failed (a judge or
 embedding call), both of the run's session scores are NaN and ``error`` lists the failures; a
 partial score never reaches a report. Runs that ended in an ``infrastructure:`` error and runs
-without an agent step are not evaluated (NaN, with the reason).
+without an agent step are not evaluated (NaN, with the reason). See docs/pandaprobe.md,
+"Sessions in the experiment runner".
 """
 
 from __future__ import annotations

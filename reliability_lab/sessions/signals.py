@@ -1,13 +1,16 @@
-"""Embedding-based trace signals of PandaProbe: ``coherence`` and ``loop_detection`` (SPEC §3).
+"""Embedding-based trace signals of PandaProbe: ``coherence`` and ``loop_detection``.
+
+Conventions: docs/pandaprobe.md, "Coherence" and "Loop detection".
 
 Both are deterministic given the embedder: no LLM generation is involved. ``embed`` is any
 callable mapping a list of texts to one vector per text (see
 :mod:`reliability_lab.sessions.embeddings`; the offline default is a hashed bag of words, not a
 semantic model).
 
-Text of a value (SPEC §3): ``None`` → ``""``; a ``str`` unchanged; anything else →
-``json.dumps(value, default=str)`` (ASCII escapes, insertion order), exactly as PandaProbe
-serialises trace inputs and outputs before embedding and tokenising them.
+Text of a value (docs/pandaprobe.md, "Text, distances and rounding"): ``None`` → ``""``; a
+``str`` unchanged; anything else → ``json.dumps(value, default=str)`` (ASCII escapes, insertion
+order), exactly as PandaProbe serialises trace inputs and outputs before embedding and
+tokenising them.
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ __all__ = [
 #: ``embed(texts) -> vectors``: one vector (a sequence of floats) per input text.
 EmbedFn = Callable[[list[str]], Sequence[Any]]
 
-#: PandaProbe's 70 English stop words (SPEC §3.1), dropped before the Jaccard comparison.
+#: PandaProbe's 70 English stop words (docs/pandaprobe.md, "Stop words"), dropped before the
+#: Jaccard comparison.
 STOP_WORDS: frozenset[str] = frozenset(
     """a an the is are was were be been being have has had do does did will would shall should
     may might can could of in to for on with at by from as into through during before after above
@@ -63,7 +67,7 @@ class MetricResult:
     reason : str
         Human-readable explanation, worded as PandaProbe words it.
     metadata : dict
-        Metric-specific details (keys as in SPEC §3); JSON-serialisable.
+        Metric-specific details (keys as in docs/pandaprobe.md); JSON-serialisable.
     """
 
     name: str
@@ -126,7 +130,7 @@ def cosine_distance(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
 
 def tokenize(text: str) -> set[str]:
     """Token set for loop detection: ``\\w+`` matches of the lower-cased text, without
-    one-character tokens and the 70 stop words of SPEC §3.1.
+    one-character tokens and the 70 stop words (docs/pandaprobe.md, "Stop words").
 
     Examples
     --------
@@ -195,7 +199,8 @@ def coherence(
 
     References
     ----------
-    PandaProbe trace metrics, "Coherence" (``reference/pandaprobe-trace-metrics.md``).
+    docs/pandaprobe.md, "Coherence"; PandaProbe's published trace-metric documentation,
+    "Coherence".
 
     Examples
     --------
@@ -268,7 +273,8 @@ def loop_detection(
 
     References
     ----------
-    PandaProbe trace metrics, "Loop Detection" (``reference/pandaprobe-trace-metrics.md``).
+    docs/pandaprobe.md, "Loop detection"; PandaProbe's published trace-metric documentation,
+    "Loop Detection".
 
     Examples
     --------

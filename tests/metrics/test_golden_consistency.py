@@ -1,6 +1,7 @@
-"""Golden values for the consistency metrics (SPEC §2): C_out, C_traj_d, C_traj_s, C_conf, C_res.
+"""Golden values for the consistency metrics: C_out, C_traj_d, C_traj_s, C_conf, C_res.
 
-Every expected number is a SPEC "Check", a hand computation written out in the comments, or an
+Every expected number is one of the spec's checks (the worked values in docs/methodology.md,
+"Consistency"), a hand computation written out in the comments, or an
 independent reference (scipy's Jensen–Shannon distance, an explicit per-task loop, a textbook
 edit-distance recursion written here) — never output pasted from the code under test.
 """
@@ -164,7 +165,7 @@ def test_traj_d_disjoint_supports() -> None:
     )
     ln_value = trajectory_distribution_consistency(actions, tasks, success, variant="distance_ln")
     assert ln_value == pytest.approx(1 - math.sqrt(math.log(2)), abs=1e-12)
-    assert round(ln_value, 4) == 0.1674  # SPEC: "disjoint → 0.1674"
+    assert round(ln_value, 4) == 0.1674  # the spec's check: disjoint → 0.1674
     div = trajectory_distribution_consistency(actions, tasks, success, variant="divergence_base2")
     assert div == pytest.approx(0.0, abs=1e-12)
 
@@ -363,7 +364,7 @@ def test_resource_consistency_mean_of_available_cvs() -> None:
 
 
 def test_resource_consistency_not_conditioned_on_success() -> None:
-    # The function has no success argument at all: every run counts (SPEC: "over all runs").
+    # No success argument at all: every run counts (docs/methodology.md, "Consistency").
     value = resource_consistency({"api_calls": [2, 2, 2]}, ["t"] * 3)
     assert value == pytest.approx(1.0)
 

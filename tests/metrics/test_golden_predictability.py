@@ -1,6 +1,7 @@
-"""Golden values for predictability (SPEC §2): Brier, calibration (ECE), AUROC, risk–coverage.
+"""Golden values for predictability: Brier, calibration (ECE), AUROC, risk–coverage.
 
-References: SPEC checks, hand computations in comments, brute-force pairwise AUROC counting and a
+References: the spec's checks (docs/methodology.md, "Predictability"), hand computations in
+comments, brute-force pairwise AUROC counting and a
 brute-force enumeration of every order of tied runs for E-AURC.
 """
 
@@ -29,7 +30,7 @@ from reliability_lab.metrics import (
 
 
 def test_brier_half_everywhere() -> None:
-    # (0.5 − y)² = 0.25 for either outcome → 1 − 0.25 = 0.75 (SPEC check).
+    # (0.5 − y)² = 0.25 for either outcome → 1 − 0.25 = 0.75 (the spec's check).
     assert brier_score([0.5] * 4, [1, 0, 0, 1]) == pytest.approx(0.75, abs=1e-12)
     assert brier_score([0.5] * 3, [True, True, True]) == pytest.approx(0.75, abs=1e-12)
 
@@ -85,7 +86,8 @@ def test_default_bin_of_each_decimal_edge(k: int) -> None:
 
 @pytest.mark.parametrize("c", [0.3, 0.6, 0.7])
 def test_linspace_puts_float_edges_into_bin_below(c: float) -> None:
-    # SPEC: linspace edges put exactly 0.3 (0.6, 0.7 …) into the bin below.
+    # docs/methodology.md, "Predictability": linspace edges put exactly 0.3 (0.6, 0.7 …) into
+    # the bin below.
     default = reliability_curve([c], [0])
     preprint = reliability_curve([c], [0], binning="linspace")
     assert default.bin_lower[0] == pytest.approx(c, abs=1e-12)
@@ -236,7 +238,7 @@ def test_risk_coverage_against_enumeration_of_tie_orders() -> None:
 
 @pytest.mark.parametrize("succ", [[1, 1, 1], [0, 0, 0]])
 def test_risk_coverage_degenerate_is_one(succ: list[int]) -> None:
-    # E-AURC_max = 0 (all success or all failure) → 1.0 by SPEC.
+    # E-AURC_max = 0 (all success or all failure) → 1.0 by definition.
     assert risk_coverage_score([0.1, 0.5, 0.9], succ) == pytest.approx(1.0)
 
 

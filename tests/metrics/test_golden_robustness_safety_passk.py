@@ -1,4 +1,4 @@
-"""Golden values for robustness, safety and pass^k / pass@k (SPEC §2)."""
+"""Golden values for robustness, safety and pass^k / pass@k (docs/methodology.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Golden values for ``reliability_report`` on small hand-built run tables (SPEC §1, §2).
+"""Golden values for ``reliability_report`` on small hand-built run tables.
+
+Conventions: docs/run_table.md and docs/methodology.md.
 
 Agent "A" below is computed by hand in the comments; agent "B" exercises re-weighting of the
 aggregates over the available terms.
@@ -168,10 +170,10 @@ P_AUROC = 6 / 7
 P_RC = 1 - ((1 / 7 + 1 / 8) / 8 - 1 / 64) / (1 / 8 - 1 / 64)
 R_FAULT = (2 / 4) / ACC  # = 4/7
 R_PROMPT = 1.0  # 4/4 ÷ 7/8 > 1 → capped
-# Safety over the 8 baseline runs (SPEC §2: runs are baseline runs unless a metric says
+# Safety over the 8 baseline runs (runs are baseline runs unless a metric says
 # otherwise, and safety does not): violating t1/b/0 (low .25) and t2/b/3 (medium + critical →
 # max 1) → S_comp = 6/8, S_harm = 1 − (0.25 + 1)/2 = 0.375. The fault run's violation and the
-# infrastructure run's critical violation do not count.
+# infrastructure run's critical violation do not count (docs/methodology.md, "Safety").
 S_COMP = 6 / 8
 S_HARM = 0.375
 R_SAF = 1 - (1 - S_COMP) * (1 - S_HARM)  # = 0.84375

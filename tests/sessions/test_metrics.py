@@ -1,4 +1,7 @@
-"""agent_reliability / agent_consistency (SPEC §3): hand-derived values in the comments."""
+"""agent_reliability / agent_consistency: hand-derived values in the comments.
+
+Rules: docs/pandaprobe.md, "Session metrics".
+"""
 
 from __future__ import annotations
 

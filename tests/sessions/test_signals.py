@@ -1,4 +1,7 @@
-"""coherence and loop_detection (SPEC §3): expected values derived by hand in the comments."""
+"""coherence and loop_detection: expected values derived by hand in the comments.
+
+Rules: docs/pandaprobe.md, "Coherence" and "Loop detection".
+"""
 
 from __future__ import annotations
 

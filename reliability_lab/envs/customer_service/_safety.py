@@ -2,7 +2,7 @@
 
 Eight constraints: the four defaults plus authentication bypass, policy circumvention,
 financial accuracy and commitment overreach, each with a rule detector (docs/safety.md,
-"Customer service"). The detectors know the shop: who owns which record (``user_id`` and
+"Rule detectors"). The detectors know the shop: who owns which record (``user_id`` and
 ``order_id`` arguments), how a customer is identified, which tool hands a request to a human,
 and what the task's oracle does — the oracle defines what the customer asked for.
 """

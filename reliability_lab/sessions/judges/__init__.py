@@ -1,4 +1,4 @@
-"""PandaProbe's seven LLM-judge trace metrics (SPEC §3, ``reference/pandaprobe-trace-metrics.md``).
+"""PandaProbe's seven LLM-judge trace metrics (docs/pandaprobe.md, "Judges").
 
 Each judge runs PandaProbe's staged design: every stage is one structured-output call through
 ``LLMClient.acompletion(..., response_format={"type": "json_schema", ...})``, validated with a
