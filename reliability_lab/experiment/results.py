@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from reliability_lab.errors import RunTableError
-from reliability_lab.experiment.store import RESULTS_FILE, read_result_lines
+from reliability_lab.experiment.store import RESULTS_FILE, read_result_lines, record_key
 from reliability_lab.runs import RESOURCE_COLUMNS, RUN_TABLE_COLUMNS, validate_run_table
 from reliability_lab.sessions.metrics import SESSION_METRICS
 
@@ -44,6 +44,7 @@ def _row(record: Mapping[str, Any], number: int, source: str) -> dict[str, Any]:
             f"{source}: line {number}: schema_version {version!r} is not supported "
             f"(this version reads {RESULT_SCHEMA_VERSION})"
         )
+    record_key(record, source=source, line=number)
     row = {col: record[col] for col in (*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS) if col in record}
     session = record.get("session")
     if isinstance(session, Mapping):

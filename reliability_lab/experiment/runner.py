@@ -24,6 +24,7 @@ from tqdm.auto import tqdm
 from reliability_lab.errors import ConfigError
 from reliability_lab.experiment.config import ExperimentConfig, load_config, parse_config
 from reliability_lab.experiment.plan import build_plan, resolve_tasks
+from reliability_lab.experiment.results import records_to_run_table
 from reliability_lab.experiment.store import (
     HEADER_FILE,
     RESULTS_FILE,
@@ -32,6 +33,7 @@ from reliability_lab.experiment.store import (
     make_header,
     read_header,
     read_result_lines,
+    record_key,
     write_header,
 )
 from reliability_lab.experiment.summary import ExperimentSummary, summarize_directory
@@ -93,7 +95,7 @@ def _prepare_directory(
         check_resumable(out, previous, config, tasks)
         records = read_result_lines(results_path, repair=True)
         for number, record in enumerate(records, start=1):
-            key = run_key(record)
+            key = record_key(record, source=results_path, line=number)
             if key in done:
                 raise ConfigError(f"{results_path}: line {number}: run {key} appears twice")
             if key not in planned:
@@ -102,6 +104,7 @@ def _prepare_directory(
                     "use the original number of runs or another output directory"
                 )
             done.add(key)
+        records_to_run_table(records, source=str(results_path))  # every field, before any run
     elif results_path.exists() and results_path.stat().st_size > 0:
         raise ConfigError(
             f"{out}: has {RESULTS_FILE} but no {HEADER_FILE}; refusing to mix results of an "

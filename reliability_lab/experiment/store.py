@@ -25,7 +25,7 @@ from reliability_lab._secrets import redact
 from reliability_lab.errors import ConfigError, RunTableError
 from reliability_lab.experiment._jsonio import dumps, write_json_atomic
 from reliability_lab.experiment.config import ExperimentConfig
-from reliability_lab.runs import is_simulated_model
+from reliability_lab.runs import BASELINE, RunKey, is_simulated_model
 
 __all__ = [
     "HEADER_FILE",
@@ -36,6 +36,7 @@ __all__ = [
     "make_header",
     "read_header",
     "read_result_lines",
+    "record_key",
     "result_affecting_settings",
 ]
 
@@ -277,6 +278,45 @@ def read_result_lines(path: Path, *, repair: bool = False) -> list[dict[str, Any
         records.append(obj)
         offset = end
     return records
+
+
+def _key_field_problem(name: str, value: Any) -> str | None:
+    if name == "run":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            return "expected an integer >= 0"
+    elif name in ("agent", "task_id"):
+        if not isinstance(value, str) or not value:
+            return "expected a non-empty string"
+    elif not isinstance(value, str):
+        return "expected a string"
+    return None
+
+
+def record_key(record: Mapping[str, Any], *, source: str | Path, line: int) -> RunKey:
+    """The run key of one ``results.jsonl`` record, its fields checked.
+
+    ``condition`` defaults to ``baseline`` and ``variant`` to ``""`` (as in the run table).
+
+    Raises
+    ------
+    RunTableError
+        A key field is missing or has the wrong type: ``<file>: line <n>: field 'run':
+        expected an integer >= 0, got 'abc'``.
+    """
+    defaults = {"condition": BASELINE, "variant": ""}
+    values: list[Any] = []
+    for name in ("agent", "task_id", "condition", "variant", "run"):
+        if name not in record and name not in defaults:
+            raise RunTableError(f"{source}: line {line}: field {name!r} is missing")
+        value = record.get(name, defaults.get(name))
+        problem = _key_field_problem(name, value)
+        if problem is not None:
+            raise RunTableError(
+                f"{source}: line {line}: field {name!r}: {problem}, got {value!r:.60}"
+            )
+        values.append(value)
+    agent, task_id, condition, variant, run = values
+    return (agent, task_id, condition, variant, run)
 
 
 def _drop_tail(path: Path, offset: int, number: int, repair: bool) -> None:
