@@ -1,4 +1,4 @@
-"""Command line: ``reliability-lab run | report | validate`` (SPEC §4).
+"""Command line: ``reliability-lab run | report | validate | repair`` (SPEC §4).
 
 Exit status: 0 when every gate passes, 1 when a gate fails, 2 on a usage or input error
 (invalid config, unreadable results, missing file — the message goes to stderr, no traceback).
@@ -52,9 +52,24 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--max-concurrent", type=_positive_int, metavar="N", help="runs at once")
     run.add_argument("--runs", type=_positive_int, metavar="K", help="repetitions per task")
     run.add_argument("--seed", type=_seed, metavar="S", help="master seed")
+    run.add_argument(
+        "--no-retry-infra",
+        action="store_true",
+        help="on resume, keep runs recorded as infrastructure errors instead of executing "
+        "them again",
+    )
     _add_report_parser(sub)
     validate = sub.add_parser("validate", help="check an experiment config without running it")
     validate.add_argument("config", metavar="CONFIG", help="experiment YAML file")
+    repair = sub.add_parser(
+        "repair",
+        help="keep one record per run in a results directory (dropped lines are audited)",
+        description="Keep one record per planned run in a results directory written by two "
+        "processes: the first record of a run that is not an infrastructure error stays; the "
+        "other records, and those of runs not in header.json's plan, move to "
+        "results.audit.jsonl; traces.jsonl is made to agree.",
+    )
+    repair.add_argument("directory", metavar="DIR", help="results directory")
     return parser
 
 
@@ -69,14 +84,20 @@ def _cmd_run(args: argparse.Namespace) -> int:
         seed=args.seed,
         max_concurrent=args.max_concurrent,
         progress=not args.quiet,
+        retry_infra=not args.no_retry_infra,
     )
     if args.quiet:
         print(verdict(outcome.summary))
     else:
-        if outcome.n_previous:
+        if outcome.n_previous or outcome.n_retried:
+            retried = (
+                f"retried {outcome.n_retried} infrastructure failure(s); "
+                if outcome.n_retried
+                else ""
+            )
             print(
                 f"Resumed: {outcome.n_previous} of {outcome.n_planned} runs were already "
-                f"done; executed {outcome.n_executed}.",
+                f"done; {retried}executed {outcome.n_executed}.",
             )
         print(format_summary(outcome.summary))
         print(f"\nResults written to {outcome.output_dir}")
@@ -164,12 +185,24 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_PASSED
 
 
+def _cmd_repair(args: argparse.Namespace) -> int:
+    from reliability_lab.experiment.repair import repair_directory
+
+    print(repair_directory(args.directory).describe())
+    return EXIT_PASSED
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``reliability-lab`` command; returns the exit status."""
     args = _parser().parse_args(argv)
     from reliability_lab.experiment.runner import ExperimentError
 
-    handlers = {"run": _cmd_run, "report": _cmd_report, "validate": _cmd_validate}
+    handlers = {
+        "run": _cmd_run,
+        "report": _cmd_report,
+        "validate": _cmd_validate,
+        "repair": _cmd_repair,
+    }
     try:
         return handlers[args.command](args)
     except (ConfigError, RunTableError, ExperimentError) as exc:

@@ -12,20 +12,29 @@ model               behaviour
                     elicitation) gets ``"Confidence: 80"``
 ``always-429``      HTTP 429 rate limit on every request
 ``always-500``      HTTP 500 on every request
-``always-timeout``  sleeps ``hang_s`` before answering (longer than the client timeout)
+``always-timeout``  sleeps ``hang_s`` before answering
 ``always-badjson``  HTTP 200 with a body that is not JSON
 ``always-noshape``  HTTP 200 with JSON lacking ``choices``
 ``flaky``           the first attempt of every distinct request body fails (429, 500 or a
                     malformed body, chosen by the body's hash); a retry of it succeeds
 ``mixed-500``       permanent 500 for request bodies whose hash is divisible by 4, else
                     scripted like ``fake-model``
+``always-hang``     never answers until the server stops: a client timeout always fires,
+                    however slow the machine
+``always-401``      HTTP 401 (invalid API key) on every request
 ==================  ==========================================================================
 
-Every response is delayed by ``latency_s``. A test may instead *script* the replies: while
+Every response is delayed by ``latency_s``. :meth:`FakeOpenAIServer.pause` holds every request
+that arrives from then on (none is answered) until :meth:`~FakeOpenAIServer.resume`, and
+:meth:`~FakeOpenAIServer.wait_for_held` waits until a given number are held — so a test can
+act while runs are provably in flight, without racing the machine's speed. Stopping the server
+releases held requests.
+
+A test may instead *script* the replies: while
 :attr:`FakeOpenAIServer.script` is non-empty, each request takes its next action (the last one
 repeats) whatever the model: ``("ok", body)`` (build bodies with :func:`chat_body`),
-``("status", code)``, ``("malformed", None)`` or ``("sleep", seconds)``. Every request body and
-its headers are recorded (:attr:`~FakeOpenAIServer.requests`, :attr:`~FakeOpenAIServer.headers`).
+``("status", code)``, ``("malformed", None)``, ``("sleep", seconds)`` or ``("hang", None)``
+(no answer until the server stops). Every request body and its headers are recorded (:attr:`~FakeOpenAIServer.requests`, :attr:`~FakeOpenAIServer.headers`).
 
 Run as a script for benchmarks::
 
@@ -173,6 +182,11 @@ class FakeOpenAIServer:
         self.headers: list[dict[str, str]] = []
         self._attempts: Counter[str] = Counter()
         self._lock = threading.Lock()
+        self._open = threading.Event()  # cleared by pause(): requests wait for it
+        self._open.set()
+        self._stopping = threading.Event()  # set by stop(): hanging requests give up
+        self._held = 0
+        self._held_changed = threading.Condition(self._lock)
         self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -189,9 +203,42 @@ class FakeOpenAIServer:
         return self
 
     def stop(self) -> None:
-        """Stop serving and close the socket."""
+        """Release held and hanging requests, stop serving and close the socket."""
+        self._stopping.set()
+        self._open.set()
         self._server.shutdown()
         self._server.server_close()
+
+    def pause(self) -> None:
+        """Hold every request that arrives from now on until :meth:`resume`."""
+        self._open.clear()
+
+    def resume(self) -> None:
+        """Answer the held requests and stop holding new ones."""
+        self._open.set()
+
+    def wait_for_held(self, n: int, timeout_s: float = 120.0) -> None:
+        """Block until at least ``n`` requests are held by :meth:`pause`.
+
+        Raises
+        ------
+        TimeoutError
+            Fewer were held after ``timeout_s`` (a generous bound: the test is broken, not slow).
+        """
+        with self._held_changed:
+            if not self._held_changed.wait_for(lambda: self._held >= n, timeout=timeout_s):
+                raise TimeoutError(f"only {self._held} of {n} requests arrived")
+
+    def _hold(self) -> None:
+        """Wait while paused (counted in ``_held``)."""
+        if self._open.is_set():
+            return
+        with self._held_changed:
+            self._held += 1
+            self._held_changed.notify_all()
+        self._open.wait()
+        with self._held_changed:
+            self._held -= 1
 
     def __enter__(self) -> FakeOpenAIServer:
         return self.start()
@@ -216,6 +263,8 @@ class FakeOpenAIServer:
             "always-429": "429",
             "always-500": "500",
             "always-timeout": "hang",
+            "always-hang": "forever",
+            "always-401": "401",
             "always-badjson": "badjson",
             "always-noshape": "noshape",
         }
@@ -263,6 +312,8 @@ class FakeOpenAIServer:
                 elif kind == "sleep":
                     time.sleep(arg)
                     self._send(200, json.dumps(chat_body()).encode())
+                elif kind == "hang":
+                    server._stopping.wait()
                 else:
                     raise ValueError(f"unknown scripted action {kind!r}")
 
@@ -282,6 +333,7 @@ class FakeOpenAIServer:
                 with server._lock:
                     server.requests.append(body)
                     server.headers.append(dict(self.headers))
+                server._hold()
                 action = server._next_action()
                 if action is not None:
                     self._scripted(*action)
@@ -294,12 +346,17 @@ class FakeOpenAIServer:
                     server.counts["requests"] += 1
                 if outcome == "hang":
                     time.sleep(server.hang_s)
+                elif outcome == "forever":
+                    server._stopping.wait()
+                    return
                 elif server.latency_s > 0:
                     time.sleep(server.latency_s)
                 if outcome == "429":
                     self._error(429, "rate_limit_error", "Rate limit reached, slow down")
                 elif outcome == "500":
                     self._error(500, "server_error", "The server had an error")
+                elif outcome == "401":
+                    self._error(401, "invalid_request_error", "Incorrect API key provided")
                 elif outcome == "badjson":
                     self._send(200, b'{"id": "x", "choices": [ this is not json')
                 elif outcome == "noshape":

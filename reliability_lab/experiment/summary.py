@@ -27,6 +27,7 @@ import pandas as pd
 from reliability_lab._secrets import redact
 from reliability_lab.errors import RunTableError, UndefinedMetricWarning
 from reliability_lab.experiment._jsonio import dumps, write_json_atomic
+from reliability_lab.experiment.audit import audit_counts
 from reliability_lab.experiment.config import ExperimentConfig, SessionSettings
 from reliability_lab.experiment.gates import SCORE_METRICS, GateConfig, GateResult, evaluate_gates
 from reliability_lab.experiment.imported import (
@@ -40,6 +41,7 @@ from reliability_lab.experiment.safety_summary import safety_summary
 from reliability_lab.experiment.store import (
     RESULTS_FILE,
     HeaderRecord,
+    check_run_keys,
     read_header,
     read_result_lines,
 )
@@ -356,6 +358,7 @@ def summarize_directory(directory: str | Path) -> ExperimentSummary:
     else:
         config = ExperimentConfig.model_validate(header.config)
     records = read_result_lines(out / RESULTS_FILE, repair=False)
+    check_run_keys(records, out / RESULTS_FILE)
     runs = records_to_run_table(records, source=str(out / RESULTS_FILE))
     if runs.empty:
         raise RunTableError(f"{out / RESULTS_FILE}: no finished runs yet; nothing to summarise")
@@ -423,6 +426,7 @@ def _summarize(
             runs, config.safety if isinstance(config, ExperimentConfig) else None
         ),
         "undefined_metrics": undefined,
+        "audit": audit_counts(out) if records is not None else {},
         "gates": [g.to_dict() for g in gate_results],
         "gates_passed": all(g.passed for g in gate_results),
     }
