@@ -125,6 +125,18 @@ def _safety_lines(summary: ExperimentSummary) -> list[str]:
     return lines
 
 
+def _planned_text(summary: ExperimentSummary, total: int) -> str:
+    """``12 of 24 planned (12 missing: b 12)`` — or just the count for imported logs."""
+    plan = summary.content.get("plan")
+    if not plan:
+        return str(total)
+    text = f"{total} of {plan['planned']} planned"
+    if plan["missing"]:
+        by_agent = ", ".join(f"{a} {n}" for a, n in plan["missing_by_agent"].items())
+        text += f" ({plan['missing']} missing: {by_agent})"
+    return text
+
+
 def verdict(summary: ExperimentSummary) -> str:
     """``✓ PASSED`` when every gate passed (or there are none), else ``✗ FAILED``."""
     return PASSED if summary.passed else FAILED
@@ -140,7 +152,8 @@ def format_summary(summary: ExperimentSummary) -> str:
     n_tasks = summary.runs["task_id"].nunique() if len(summary.runs) else 0
     lines += [
         "",
-        f"  Total runs: {metrics['total']}  Attempted: {metrics['total_attempted']}  "
+        f"  Total runs: {_planned_text(summary, metrics['total'])}  "
+        f"Attempted: {metrics['total_attempted']}  "
         f"Infrastructure errors: {metrics['n_infra_errors']}  "
         f"(agents: {len(header.models)}, tasks: {n_tasks}, "
         f"K: {header.config.get('runs')}, profile: {header.profile})",
