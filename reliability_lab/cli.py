@@ -58,6 +58,11 @@ def _parser() -> argparse.ArgumentParser:
         help="on resume, keep runs recorded as infrastructure errors instead of executing "
         "them again",
     )
+    run.add_argument(
+        "--skip-preflight",
+        action="store_true",
+        help="do not check model routing and API keys before the runs start",
+    )
     _add_report_parser(sub)
     validate = sub.add_parser("validate", help="check an experiment config without running it")
     validate.add_argument("config", metavar="CONFIG", help="experiment YAML file")
@@ -85,6 +90,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         max_concurrent=args.max_concurrent,
         progress=not args.quiet,
         retry_infra=not args.no_retry_infra,
+        preflight=not args.skip_preflight,
     )
     if args.quiet:
         print(verdict(outcome.summary))
@@ -168,11 +174,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from reliability_lab.experiment.config import load_config
     from reliability_lab.experiment.plan import build_plan, resolve_tasks
+    from reliability_lab.experiment.preflight import check_preflight
     from reliability_lab.runs import is_simulated_model
 
     config = load_config(args.config)
     tasks = resolve_tasks(config, source=args.config)
     plan = build_plan(config, tasks, source=args.config)
+    check_preflight(config, source=args.config)
     n_variants = sum(len(c.resolved_variants()) for c in config.conditions)
     print(
         f"OK: {args.config}: {len(config.agents)} agents × {len(tasks)} tasks × "

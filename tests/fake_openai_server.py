@@ -34,7 +34,8 @@ A test may instead *script* the replies: while
 :attr:`FakeOpenAIServer.script` is non-empty, each request takes its next action (the last one
 repeats) whatever the model: ``("ok", body)`` (build bodies with :func:`chat_body`),
 ``("status", code)``, ``("malformed", None)``, ``("sleep", seconds)`` or ``("hang", None)``
-(no answer until the server stops). Every request body and its headers are recorded (:attr:`~FakeOpenAIServer.requests`, :attr:`~FakeOpenAIServer.headers`).
+(no answer until the server stops). Every request body and its headers are recorded
+(:attr:`~FakeOpenAIServer.requests`, :attr:`~FakeOpenAIServer.headers`).
 
 Run as a script for benchmarks::
 

@@ -26,6 +26,7 @@ from reliability_lab.experiment.audit import AuditMove, move_to_audit
 from reliability_lab.experiment.config import ExperimentConfig, load_config, parse_config
 from reliability_lab.experiment.lock import DirectoryLock
 from reliability_lab.experiment.plan import build_plan, resolve_tasks
+from reliability_lab.experiment.preflight import check_preflight
 from reliability_lab.experiment.results import records_to_run_table
 from reliability_lab.experiment.store import (
     HEADER_FILE,
@@ -289,6 +290,7 @@ async def arun_experiment(
     progress: bool = True,
     execute: ExecuteFn | None = None,
     retry_infra: bool = True,
+    preflight: bool = True,
 ) -> ExperimentOutcome:
     """Async form of :func:`run_experiment` (for code already inside an event loop)."""
     if execute is None:
@@ -298,24 +300,32 @@ async def arun_experiment(
     tasks = resolve_tasks(config, source=source)
     plan = build_plan(config, tasks, source=source)
     with DirectoryLock(config.output_dir()):
-        return await _run_locked(config, tasks, plan, execute, progress, retry_infra)
+        existing = _read_directory(config, tasks, {s.key for s in plan}, retry_infra=retry_infra)
+        done = {run_key(r) for r in existing.kept}
+        pending = [spec for spec in plan if spec.key not in done]
+        if preflight and pending:  # before anything is written or paid for
+            check_preflight(
+                config,
+                source=source,
+                agents={s.agent for s in pending},
+                conditions={s.condition for s in pending},
+            )
+        return await _run_locked(config, tasks, plan, existing, pending, execute, progress)
 
 
 async def _run_locked(
     config: ExperimentConfig,
     tasks: list[str],
     plan: list[RunSpec],
+    existing: _Existing,
+    pending: list[RunSpec],
     execute: ExecuteFn,
     progress: bool,
-    retry_infra: bool,
 ) -> ExperimentOutcome:
     """The experiment, while this process holds the output directory's lock."""
-    keys = [s.key for s in plan]
-    existing = _read_directory(config, tasks, set(keys), retry_infra=retry_infra)
     out = config.output_dir()
     records = existing.kept
     done = {run_key(r) for r in records}
-    pending = [spec for spec, key in zip(plan, keys, strict=True) if key not in done]
     if existing.retry:  # the old records leave the run table for the audit file first
         move_to_audit(
             out,
@@ -388,6 +398,7 @@ def run_experiment(
     progress: bool = True,
     execute: ExecuteFn | None = None,
     retry_infra: bool = True,
+    preflight: bool = True,
 ) -> ExperimentOutcome:
     """Run (or resume) an experiment and write its results directory.
 
@@ -406,6 +417,9 @@ def run_experiment(
         On resume, execute again the runs recorded as ``infrastructure:`` errors (default);
         their old records move to ``results.audit.jsonl``. Runs that failed for the agent's
         own reasons (``agent:`` errors, wrong answers) are never executed again.
+    preflight : bool
+        Before any run starts, check that litellm can route every model the pending runs use
+        and that its provider's API key variable is set (:mod:`.preflight`).
 
     Returns
     -------
@@ -415,8 +429,9 @@ def run_experiment(
     Raises
     ------
     ConfigError
-        Invalid config, unknown environment/task, an output directory holding results of
-        different settings, or one in use by another process
+        Invalid config, unknown environment/task, a model litellm cannot route or whose API
+        key is not set, an output directory holding results of different settings, or one in
+        use by another process
         (:class:`~reliability_lab.experiment.lock.DirectoryLockedError`).
     RunTableError
         A damaged or duplicate record in ``results.jsonl`` (nothing is executed).
@@ -441,6 +456,11 @@ def run_experiment(
         cfg = load_config(config, overrides=overrides)
     return run_sync(
         arun_experiment(
-            cfg, source=source, progress=progress, execute=execute, retry_infra=retry_infra
+            cfg,
+            source=source,
+            progress=progress,
+            execute=execute,
+            retry_infra=retry_infra,
+            preflight=preflight,
         )
     )

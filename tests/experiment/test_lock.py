@@ -124,7 +124,7 @@ def test_two_runs_started_together_execute_every_run_once(
             assert f"in use by pid {first.pid} on host {socket.gethostname()}" in err
             assert f"run {cfg} --output {out})" in err and "Traceback" not in err
             server.resume()
-            stdout, stderr = first.communicate(timeout=300)
+            _, stderr = first.communicate(timeout=300)
         finally:
             if first.poll() is None:
                 first.kill()

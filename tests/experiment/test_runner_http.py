@@ -149,7 +149,11 @@ def test_no_api_key_in_any_output(http_results: tuple) -> None:
 
 
 def test_rerun_is_served_from_cache(
-    http_results: tuple, server: FakeOpenAIServer, tmp_path: Path, write_config: Callable
+    http_results: tuple,
+    server: FakeOpenAIServer,
+    tmp_path: Path,
+    write_config: Callable,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     out, _, _ = http_results
     healthy = [r for r in result_lines(out) if r["agent"] == "healthy"]
@@ -160,6 +164,7 @@ def test_rerun_is_served_from_cache(
     other.mkdir()
     shutil.copytree(out / "cache", other / "cache")
     before = server.counts["requests"]
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)  # pre-flight: the provider's key is set
     run_experiment(write_config(cfg, name="again.yaml"), output=other, progress=False)
     assert server.counts["requests"] == before
     again = result_lines(other)
