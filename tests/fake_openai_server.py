@@ -22,6 +22,8 @@ model               behaviour
 ``always-hang``     never answers until the server stops: a client timeout always fires,
                     however slow the machine
 ``always-401``      HTTP 401 (invalid API key) on every request
+``confidence-500``  scripted like ``fake-model``, but HTTP 500 for the confidence question
+                    (a user message after the agent's final answer)
 ==================  ==========================================================================
 
 Every response is delayed by ``latency_s``. :meth:`FakeOpenAIServer.pause` holds every request
@@ -218,6 +220,12 @@ class FakeOpenAIServer:
         """Answer the held requests and stop holding new ones."""
         self._open.set()
 
+    def wait_for_requests(self, n: int, timeout_s: float = 120.0) -> None:
+        """Block until at least ``n`` requests have arrived (see :meth:`wait_for_held`)."""
+        with self._held_changed:
+            if not self._held_changed.wait_for(lambda: len(self.requests) >= n, timeout_s):
+                raise TimeoutError(f"only {len(self.requests)} of {n} requests arrived")
+
     def wait_for_held(self, n: int, timeout_s: float = 120.0) -> None:
         """Block until at least ``n`` requests are held by :meth:`pause`.
 
@@ -277,6 +285,13 @@ class FakeOpenAIServer:
             return "500"
         return "ok"
 
+    @staticmethod
+    def _asks_confidence(body: dict[str, Any]) -> bool:
+        """A user message after an assistant message: the post-run confidence question."""
+        messages = body.get("messages") or []
+        roles = [m.get("role") for m in messages]
+        return bool(roles) and roles[-1] == "user" and "assistant" in roles
+
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
@@ -331,9 +346,10 @@ class FakeOpenAIServer:
                 except ValueError:
                     self._error(400, "invalid_request_error", "request body is not JSON")
                     return
-                with server._lock:
+                with server._held_changed:
                     server.requests.append(body)
                     server.headers.append(dict(self.headers))
+                    server._held_changed.notify_all()
                 server._hold()
                 action = server._next_action()
                 if action is not None:
@@ -342,6 +358,8 @@ class FakeOpenAIServer:
                 model = str(body.get("model", ""))
                 body_hash = hashlib.sha256(raw).hexdigest()
                 outcome = server._decide(model, body_hash)
+                if model == "confidence-500" and server._asks_confidence(body):
+                    outcome = "500"
                 with server._lock:
                     server.counts[outcome] += 1
                     server.counts["requests"] += 1

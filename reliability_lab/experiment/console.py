@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from reliability_lab.experiment.diagnostics import diagnostic_lines
 from reliability_lab.experiment.summary import (
     HASHING_EMBEDDER_NOTICE,
     SIMULATED_JUDGE_NOTICE,
@@ -173,6 +174,7 @@ def format_summary(summary: ExperimentSummary) -> str:
         )
     lines += _table(cells)
     lines.append(f"  [brackets: {level:.0%} bootstrap CI over tasks; R_saf is not part of R]")
+    lines += diagnostic_lines(summary.content)
     lines += _session_lines(summary)
     lines += _safety_lines(summary)
     if summary.gates:

@@ -25,7 +25,14 @@ __all__ = [
 #: Result-record schema version this reader understands.
 RESULT_SCHEMA_VERSION = 1
 #: Per-run fields kept as extra run-table columns after the SPEC §1 columns.
-EXTRA_COLUMNS = ("seed", "model", "simulated", "prompt_tokens", "completion_tokens")
+EXTRA_COLUMNS = (
+    "seed",
+    "model",
+    "simulated",
+    "prompt_tokens",
+    "completion_tokens",
+    "confidence_error",
+)
 _FLOAT_COLUMNS = (
     "score",
     "confidence",
@@ -86,7 +93,7 @@ def records_to_run_table(
         columns = [*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS]
         return validate_run_table(pd.DataFrame(columns=columns), source=source)
     table = pd.DataFrame.from_records(rows)
-    for col in ("session_error", "safety_error", "safety_judged"):  # None: not assessed
+    for col in ("confidence_error", "session_error", "safety_error", "safety_judged"):
         if col in table:
             table[col] = table[col].astype(object).where(table[col].notna(), None)
     return validate_run_table(table, source=source)
@@ -105,7 +112,8 @@ def load_results(directory: str | os.PathLike[str]) -> pd.DataFrame:
     -------
     DataFrame
         One row per finished run: the SPEC §1 columns, then ``seed``, ``model``,
-        ``simulated``, ``prompt_tokens``, ``completion_tokens``, and — when the experiment
+        ``simulated``, ``prompt_tokens``, ``completion_tokens``, ``confidence_error`` (why the
+        confidence question failed; None otherwise), and — when the experiment
         evaluated sessions — ``agent_reliability``, ``agent_consistency`` (NaN when not
         computed) and ``session_error`` (why not; None otherwise); when the experiment ran the
         safety judge, ``safety_judged`` (None for runs of conditions it does not audit),

@@ -13,13 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from tqdm.auto import tqdm
 
 from reliability_lab.errors import ConfigError
 from reliability_lab.experiment.audit import AuditMove, move_to_audit
@@ -27,6 +24,7 @@ from reliability_lab.experiment.config import ExperimentConfig, load_config, par
 from reliability_lab.experiment.lock import DirectoryLock
 from reliability_lab.experiment.plan import build_plan, resolve_tasks
 from reliability_lab.experiment.preflight import check_preflight
+from reliability_lab.experiment.progress import progress_bar
 from reliability_lab.experiment.results import records_to_run_table
 from reliability_lab.experiment.store import (
     HEADER_FILE,
@@ -342,14 +340,8 @@ async def _run_locked(
         make_traces=_trace_maker(scorer),
         retired={session_id(e.record) for e in existing.retry},
     )
-    bar = tqdm(
-        total=len(plan),
-        initial=len(done),
-        desc=f"Running {config.name}",
-        unit="run",
-        disable=not progress,
-        file=sys.stderr,
-        dynamic_ncols=True,
+    bar = progress_bar(
+        total=len(plan), initial=len(done), desc=f"Running {config.name}", enabled=progress
     )
     try:
         with (
@@ -409,7 +401,8 @@ def run_experiment(
     output, runs, seed, max_concurrent : optional
         Override the config's ``output``, ``runs`` (K), ``seed`` and ``max_concurrent``.
     progress : bool
-        Show a progress bar (``tqdm.auto``: terminal or Jupyter widget).
+        Show progress: a bar in a terminal or Jupyter (``tqdm``), a line every few seconds
+        when stderr is a file or a CI log (:mod:`.progress`).
     execute : callable, optional
         ``async execute(spec, llm) -> RunResult``; default
         :func:`reliability_lab.agents.execute_run`.

@@ -30,6 +30,7 @@ from reliability_lab.experiment._jsonio import dumps, write_json_atomic
 from reliability_lab.experiment.audit import audit_counts
 from reliability_lab.experiment.config import ExperimentConfig, SessionSettings
 from reliability_lab.experiment.coverage import gates_per_agent, plan_coverage
+from reliability_lab.experiment.diagnostics import confidence_errors, infra_errors, r_dimensions
 from reliability_lab.experiment.gates import SCORE_METRICS, GateConfig, GateResult, evaluate_gates
 from reliability_lab.experiment.imported import (
     IMPORT_KEY,
@@ -438,6 +439,9 @@ def _summarize(
             runs, config.safety if isinstance(config, ExperimentConfig) else None
         ),
         "plan": coverage,
+        "infra_errors": infra_errors(runs),
+        "confidence_errors": confidence_errors(runs),
+        "r_dimensions": r_dimensions(report),
         "undefined_metrics": undefined,
         "audit": audit_counts(out) if records is not None else {},
         "gates": [g.to_dict() for g in gate_results],

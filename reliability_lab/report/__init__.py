@@ -12,12 +12,14 @@ replicate from one code path.
 from __future__ import annotations
 
 from reliability_lab.report._report import METRICS, reliability_report, robustness_by_variant
+from reliability_lab.report._taskstats import R_DIMENSIONS
 from reliability_lab.report.profiles import PROFILES, MetricProfile, get_profile
 from reliability_lab.report.text import format_report, value_with_ci
 
 __all__ = [
     "METRICS",
     "PROFILES",
+    "R_DIMENSIONS",
     "MetricProfile",
     "format_report",
     "get_profile",

@@ -37,7 +37,7 @@ from reliability_lab.report.profiles import MetricProfile
 from reliability_lab.runs import BASELINE, PERTURBATION_CONDITIONS, RESOURCE_COLUMNS
 from reliability_lab.sessions.metrics import SESSION_METRICS
 
-__all__ = ["METRICS", "TaskStats"]
+__all__ = ["METRICS", "R_DIMENSIONS", "TaskStats"]
 
 #: Report metrics in column order.
 METRICS = (
@@ -62,6 +62,8 @@ METRICS = (
     "R_Rob",
     "R",
 )
+#: The dimensions R averages (those defined for the agent); safety is reported separately.
+R_DIMENSIONS = ("R_Con", "R_Pred", "R_Rob")
 _PER_TASK = ("C_out", "C_traj_d", "C_traj_s", "C_conf", "C_res")
 _CELL_BUDGET = 4_000_000  # replicates × levels materialised at once
 
@@ -244,7 +246,7 @@ class TaskStats:
         out["R_Con"] = _nanmean_rows(out["C_out"], traj, out["C_res"])
         out["R_Pred"] = out["P_brier"]
         out["R_Rob"] = _nanmean_rows(*(out[m] for m in PERTURBATION_CONDITIONS.values()))
-        out["R"] = _nanmean_rows(out["R_Con"], out["R_Pred"], out["R_Rob"])
+        out["R"] = _nanmean_rows(*(out[m] for m in R_DIMENSIONS))
         for name, per_task in self.session.items():
             out[name] = _weighted_mean_over_tasks(w, per_task)
         return out
