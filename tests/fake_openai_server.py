@@ -11,7 +11,7 @@ model               behaviour
                     schema), then a final answer; a request without tools (confidence
                     elicitation) gets ``"Confidence: 80"``
 ``always-429``      HTTP 429 rate limit on every request
-``always-500``      HTTP 500 on every request
+``always-500``      HTTP 500 on every request (the message echoes the request target)
 ``always-timeout``  sleeps ``hang_s`` before answering
 ``always-badjson``  HTTP 200 with a body that is not JSON
 ``always-noshape``  HTTP 200 with JSON lacking ``choices``
@@ -21,7 +21,7 @@ model               behaviour
                     scripted like ``fake-model``
 ``always-hang``     never answers until the server stops: a client timeout always fires,
                     however slow the machine
-``always-401``      HTTP 401 (invalid API key) on every request
+``always-401``      HTTP 401 (invalid API key; echoes the request target) on every request
 ``confidence-500``  scripted like ``fake-model``, but HTTP 500 for the confidence question
                     (a user message after the agent's final answer)
 ==================  ==========================================================================
@@ -372,10 +372,10 @@ class FakeOpenAIServer:
                     time.sleep(server.latency_s)
                 if outcome == "429":
                     self._error(429, "rate_limit_error", "Rate limit reached, slow down")
-                elif outcome == "500":
-                    self._error(500, "server_error", "The server had an error")
+                elif outcome == "500":  # echoes the request target, as some providers do
+                    self._error(500, "server_error", f"The server had an error ({self.path})")
                 elif outcome == "401":
-                    self._error(401, "invalid_request_error", "Incorrect API key provided")
+                    self._error(401, "invalid_request_error", f"Incorrect API key ({self.path})")
                 elif outcome == "badjson":
                     self._send(200, b'{"id": "x", "choices": [ this is not json')
                 elif outcome == "noshape":
