@@ -27,7 +27,8 @@ model               behaviour
 ==================  ==========================================================================
 
 Every response is delayed by ``latency_s``. :meth:`FakeOpenAIServer.pause` holds every request
-that arrives from then on (none is answered) until :meth:`~FakeOpenAIServer.resume`, and
+that arrives from then on (none is answered) until :meth:`~FakeOpenAIServer.resume`
+(``hold_after=n`` holds every request after the first ``n`` the same way), and
 :meth:`~FakeOpenAIServer.wait_for_held` waits until a given number are held — so a test can
 act while runs are provably in flight, without racing the machine's speed. Stopping the server
 releases held requests.
@@ -165,6 +166,8 @@ class FakeOpenAIServer:
         (default :func:`scripted_reply`).
     port : int
         0 picks a free port.
+    hold_after : int, optional
+        Answer only the first ``hold_after`` requests; hold the others until :meth:`resume`.
     """
 
     def __init__(
@@ -174,6 +177,7 @@ class FakeOpenAIServer:
         hang_s: float = 5.0,
         responder: Responder | None = None,
         port: int = 0,
+        hold_after: int | None = None,
     ) -> None:
         self.latency_s = latency_s
         self.hang_s = hang_s
@@ -185,10 +189,10 @@ class FakeOpenAIServer:
         self.headers: list[dict[str, str]] = []
         self._attempts: Counter[str] = Counter()
         self._lock = threading.Lock()
-        self._open = threading.Event()  # cleared by pause(): requests wait for it
-        self._open.set()
+        self._paused = False
         self._stopping = threading.Event()  # set by stop(): hanging requests give up
         self._held = 0
+        self.hold_after = hold_after
         self._held_changed = threading.Condition(self._lock)
         self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
         self._server.daemon_threads = True
@@ -208,23 +212,22 @@ class FakeOpenAIServer:
     def stop(self) -> None:
         """Release held and hanging requests, stop serving and close the socket."""
         self._stopping.set()
-        self._open.set()
+        with self._held_changed:
+            self._held_changed.notify_all()
         self._server.shutdown()
         self._server.server_close()
 
     def pause(self) -> None:
         """Hold every request that arrives from now on until :meth:`resume`."""
-        self._open.clear()
+        with self._held_changed:
+            self._paused = True
 
     def resume(self) -> None:
-        """Answer the held requests and stop holding new ones."""
-        self._open.set()
-
-    def wait_for_requests(self, n: int, timeout_s: float = 120.0) -> None:
-        """Block until at least ``n`` requests have arrived (see :meth:`wait_for_held`)."""
+        """Answer the held requests and stop holding new ones (``hold_after`` is cleared)."""
         with self._held_changed:
-            if not self._held_changed.wait_for(lambda: len(self.requests) >= n, timeout_s):
-                raise TimeoutError(f"only {len(self.requests)} of {n} requests arrived")
+            self._paused = False
+            self.hold_after = None
+            self._held_changed.notify_all()
 
     def wait_for_held(self, n: int, timeout_s: float = 120.0) -> None:
         """Block until at least ``n`` requests are held by :meth:`pause`.
@@ -238,15 +241,19 @@ class FakeOpenAIServer:
             if not self._held_changed.wait_for(lambda: self._held >= n, timeout=timeout_s):
                 raise TimeoutError(f"only {self._held} of {n} requests arrived")
 
-    def _hold(self) -> None:
-        """Wait while paused (counted in ``_held``)."""
-        if self._open.is_set():
-            return
+    def _must_hold(self, number: int) -> bool:
+        limit = self.hold_after
+        over = limit is not None and number > limit
+        return not self._stopping.is_set() and (self._paused or over)
+
+    def _hold(self, number: int) -> None:
+        """Wait while paused, or while request ``number`` (1-based) is after ``hold_after``."""
         with self._held_changed:
+            if not self._must_hold(number):
+                return
             self._held += 1
             self._held_changed.notify_all()
-        self._open.wait()
-        with self._held_changed:
+            self._held_changed.wait_for(lambda: not self._must_hold(number))
             self._held -= 1
 
     def __enter__(self) -> FakeOpenAIServer:
@@ -349,8 +356,9 @@ class FakeOpenAIServer:
                 with server._held_changed:
                     server.requests.append(body)
                     server.headers.append(dict(self.headers))
+                    number = len(server.requests)
                     server._held_changed.notify_all()
-                server._hold()
+                server._hold(number)
                 action = server._next_action()
                 if action is not None:
                     self._scripted(*action)

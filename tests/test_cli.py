@@ -181,7 +181,7 @@ def test_console_script_entry_point(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=600,
     )
     assert (proc.returncode, proc.stdout) == (0, "✓ PASSED\n"), proc.stderr
     for path in (tmp_path / "o").rglob("*"):

@@ -115,7 +115,7 @@ def test_line_progress_prints_at_the_interval_only() -> None:
 def test_sigterm_says_finished_runs_are_saved(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with FakeOpenAIServer() as server:
+    with FakeOpenAIServer(hold_after=12) as server:  # then every request waits: mid-run
         cfg = config_writer(tmp_path)(
             {
                 "name": "term",
@@ -136,10 +136,7 @@ def test_sigterm_says_finished_runs_are_saved(
         env = {**os.environ, "OPENAI_API_KEY": "sk-test-term-0000000000"}
         proc = _cli("run", str(cfg), "--output", str(out), env=env)
         try:
-            # let some runs finish, then hold the rest: the process is provably mid-run
-            server.wait_for_requests(12)
-            server.pause()
-            server.wait_for_held(1)
+            server.wait_for_held(2)
             proc.send_signal(signal.SIGTERM)
             _, stderr = proc.communicate(timeout=300)
         finally:

@@ -117,7 +117,7 @@ def test_two_runs_started_together_execute_every_run_once(
                 capture_output=True,
                 text=True,
                 cwd=ROOT,
-                timeout=120,
+                timeout=600,
             )
             assert second.returncode == 2, second.stderr
             err = second.stderr
