@@ -6,17 +6,26 @@ catches an unknown environment or task id before anything runs.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from reliability_lab.errors import ConfigError
-from reliability_lab.experiment.config import ExperimentConfig
+from reliability_lab.errors import ConfigError, RunTableError
+from reliability_lab.experiment.config import AgentConfig, ConditionConfig, ExperimentConfig
 from reliability_lab.experiment.seeds import run_seed
-from reliability_lab.runs import SIMULATED_PREFIX, is_simulated_model
+from reliability_lab.runs import SIMULATED_PREFIX, RunKey, is_simulated_model
 
 if TYPE_CHECKING:
     from reliability_lab.agents import RunSpec
+    from reliability_lab.experiment.store import HeaderRecord
 
-__all__ = ["build_plan", "check_conditions", "check_models", "resolve_tasks"]
+__all__ = [
+    "build_plan",
+    "check_conditions",
+    "check_models",
+    "header_plan",
+    "planned_keys",
+    "resolve_tasks",
+]
 
 
 def resolve_tasks(config: ExperimentConfig, *, source: str = "config") -> list[str]:
@@ -120,8 +129,39 @@ def build_plan(
     check_models(config, source=source)
     check_conditions(config, source=source)
     task_ids = tasks if tasks is not None else resolve_tasks(config, source=source)
-    conditions = [(c, c.resolved_variants(), config.condition_runs(c)) for c in config.conditions]
     specs: list[RunSpec] = []
+    for run, index, agent, condition, variant, task_id in _plan_order(config, task_ids):
+        seed = run_seed(config.seed, agent=agent.label, task_id=task_id, run=run)
+        try:
+            spec = RunSpec(
+                agent=agent.label,
+                model=agent.model,
+                params=dict(agent.params),
+                environment=config.environment.name,
+                task_id=task_id,
+                run=run,
+                seed=seed,
+                condition=condition.name,
+                variant=variant,
+                max_steps=config.agent_max_steps(agent),
+                elicit_confidence=agent.elicit_confidence,
+                pass_threshold=agent.pass_threshold,
+                condition_options=dict(condition.options),
+            )
+        except ValueError as exc:
+            raise ConfigError(f"{source}: agents[{index}]: {exc}") from None
+        specs.append(spec)
+    return specs
+
+
+def _plan_order(
+    config: ExperimentConfig, task_ids: list[str]
+) -> Iterator[tuple[int, int, AgentConfig, ConditionConfig, str, str]]:
+    """``(run, agent index, agent, condition, variant, task_id)`` of every run, in plan order.
+
+    A condition with fewer repetitions than ``runs`` stops at its own count.
+    """
+    conditions = [(c, c.resolved_variants(), config.condition_runs(c)) for c in config.conditions]
     for run in range(config.runs):
         for index, agent in enumerate(config.agents):
             for condition, variants, n_runs in conditions:
@@ -129,24 +169,40 @@ def build_plan(
                     continue
                 for variant in variants:
                     for task_id in task_ids:
-                        seed = run_seed(config.seed, agent=agent.label, task_id=task_id, run=run)
-                        try:
-                            spec = RunSpec(
-                                agent=agent.label,
-                                model=agent.model,
-                                params=dict(agent.params),
-                                environment=config.environment.name,
-                                task_id=task_id,
-                                run=run,
-                                seed=seed,
-                                condition=condition.name,
-                                variant=variant,
-                                max_steps=config.agent_max_steps(agent),
-                                elicit_confidence=agent.elicit_confidence,
-                                pass_threshold=agent.pass_threshold,
-                                condition_options=dict(condition.options),
-                            )
-                        except ValueError as exc:
-                            raise ConfigError(f"{source}: agents[{index}]: {exc}") from None
-                        specs.append(spec)
-    return specs
+                        yield run, index, agent, condition, variant, task_id
+
+
+def planned_keys(config: ExperimentConfig, tasks: list[str]) -> list[RunKey]:
+    """The run keys of :func:`build_plan`'s runs, in the same order.
+
+    Checks nothing and builds no specs: used to compare recorded results with the plan their
+    ``header.json`` describes (``tasks`` are the header's resolved task ids).
+    """
+    return [
+        (agent.label, task_id, condition.name, variant, run)
+        for run, _, agent, condition, variant, task_id in _plan_order(config, tasks)
+    ]
+
+
+def header_plan(header: HeaderRecord) -> list[RunKey] | None:
+    """The run keys planned by a results directory's ``header.json``, in plan order.
+
+    None for a directory of imported logs (``reliability-lab report LOGS --output DIR``): they
+    come without a plan.
+
+    Raises
+    ------
+    RunTableError
+        The header's configuration is not a valid experiment configuration.
+    """
+    from reliability_lab.experiment.imported import IMPORT_KEY
+
+    if IMPORT_KEY in header.config:
+        return None
+    try:
+        config = ExperimentConfig.model_validate(header.config)
+    except ValueError as exc:
+        raise RunTableError(
+            f"header.json: config is not a valid experiment config: {exc}"
+        ) from None
+    return planned_keys(config, header.tasks)

@@ -246,7 +246,8 @@ def reliability_report(
     ]
     report = report.reindex(columns=columns)
     for text in ("why_undefined", *(f"{m}_terms" for m in _TERMS_RECORDED)):
-        report[text] = report[text].fillna("").astype(object)
+        column = report[text].astype(object)  # an all-NaN column arrives as float
+        report[text] = column.where(column.notna(), "")
     report.attrs.update(
         profile=prof.to_dict(),
         n_boot=int(n_boot),
