@@ -2,8 +2,10 @@
 
 Each :class:`SimulatedAgent` is a small generative model of repeated runs:
 
-- **success**: each task has a success probability p_t drawn from Beta(a, b); a run succeeds
-  with probability p_t (p_t · sensitivity under a perturbation condition). Several agents
+- **success**: each task has a success probability p_t drawn from Beta(a, b); a share
+  ``deterministic_share`` of the tasks is all-or-nothing (p_t rounded to 0 or 1, as for agents
+  that always solve or always fail most tasks); a run succeeds with probability p_t
+  (p_t · sensitivity under a perturbation condition). Several agents
   simulated together share each task's difficulty: p_t = F⁻¹(u_t) with one uniform u_t per task
   and each agent's own Beta quantile function F⁻¹, so paired comparisons see correlated tasks;
 - **trajectory**: a task has a fixed sequence of ``n_actions`` tool names; in a run each action
@@ -43,6 +45,7 @@ class SimulatedAgent:
     ----------
     name : agent label in the run table.
     success_a, success_b : the Beta(a, b) of per-task success probabilities.
+    deterministic_share : share of tasks whose p_t is rounded to 0 or 1.
     trajectory_noise : chance that an action deviates from the task's sequence; ``None``
         records no actions (faster; trajectory metrics undefined).
     n_actions, n_tools : length of a task's action sequence and size of the tool vocabulary.
@@ -55,6 +58,7 @@ class SimulatedAgent:
     name: str = "agent"
     success_a: float = 0.6
     success_b: float = 0.6
+    deterministic_share: float = 0.0
     trajectory_noise: float | None = 0.2
     n_actions: int = 6
     n_tools: int = 8
@@ -70,6 +74,11 @@ class SimulatedAgent:
         noise = self.trajectory_noise
         if noise is not None and not 0 <= noise <= 1:
             raise ValueError(f"SimulatedAgent.trajectory_noise must lie in [0, 1], got {noise!r}")
+        if not 0 <= self.deterministic_share <= 1:
+            raise ValueError(
+                "SimulatedAgent.deterministic_share must lie in [0, 1], "
+                f"got {self.deterministic_share!r}"
+            )
         if not 0 <= self.overconfidence <= 1:
             raise ValueError(
                 f"SimulatedAgent.overconfidence must lie in [0, 1], got {self.overconfidence!r}"
@@ -86,13 +95,21 @@ class SimulatedAgent:
     def population_values(self) -> dict[str, float]:
         """Means over the task distribution of the K → ∞ values with closed forms.
 
-        ``accuracy`` = E[p] = a/(a + b); ``C_out`` = E[(2p − 1)²] = 4E[p²] − 4E[p] + 1 with
-        E[p²] = a(a + 1)/((a + b)(a + b + 1)).
+        For Beta(a, b): ``accuracy`` = E[p] = a/(a + b); ``C_out`` = E[(2p − 1)²] =
+        4E[p²] − 4E[p] + 1 with E[p²] = a(a + 1)/((a + b)(a + b + 1)). Deterministic tasks
+        (share d) have C_out = 1 and accuracy P(p > ½) (the Beta's upper tail).
         """
+        from scipy.stats import beta  # loaded on first use
+
         a, b = self.success_a, self.success_b
         mean = a / (a + b)
         second = a * (a + 1) / ((a + b) * (a + b + 1))
-        return {"accuracy": mean, "C_out": 4 * second - 4 * mean + 1}
+        d = self.deterministic_share
+        upper = float(beta.sf(0.5, a, b))
+        return {
+            "accuracy": (1 - d) * mean + d * upper,
+            "C_out": (1 - d) * (4 * second - 4 * mean + 1) + d,
+        }
 
 
 def _beta_quantile(u: np.ndarray, a: float, b: float) -> np.ndarray:
@@ -136,8 +153,10 @@ class Simulation:
             )
         task_rng = np.random.default_rng([self.seed if self.task_seed is None else self.task_seed])
         u = task_rng.random(self.n_tasks)
+        deterministic = task_rng.random(self.n_tasks) < self.agent.deterministic_share
         agent = self.agent
-        self.p = _beta_quantile(u, agent.success_a, agent.success_b)
+        p = _beta_quantile(u, agent.success_a, agent.success_b)
+        self.p = np.where(deterministic, np.round(p), p)
         rng = np.random.default_rng([self.seed, 1, self.stream])
         t, k = self.n_tasks, self.max_runs
         self.cv = agent.resource_cv * rng.uniform(0.5, 1.5, t)
