@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from reliability_lab._secrets import find_secret, redact
 from reliability_lab.errors import ConfigError
+from reliability_lab.experiment.adaptive import AdaptiveSettings, check_adaptive
 from reliability_lab.experiment.gates import GateConfig
 from reliability_lab.perturbations import get_condition
 from reliability_lab.runs import is_simulated_model
@@ -25,6 +26,7 @@ from reliability_lab.sessions.scoring import HASHING_EMBEDDER
 
 __all__ = [
     "CONFIG_VERSION",
+    "AdaptiveSettings",
     "AgentConfig",
     "ConditionConfig",
     "EnvironmentConfig",
@@ -178,6 +180,8 @@ class ReportSettings(_Model):
     """Bootstrap resamples (over tasks) for the confidence intervals."""
     confidence_level: float = Field(default=0.95, gt=0, lt=1)
     """Coverage of the confidence intervals."""
+    bootstrap: Literal["tasks", "two-level"] = "tasks"
+    """``tasks`` resamples tasks; ``two-level`` also the runs of each task (docs/statistics.md)."""
 
 
 class SessionSettings(_Model):
@@ -278,7 +282,8 @@ class ExperimentConfig(_Model):
     output: str | None = None
     """Output directory; default ``results/<name>`` (relative to the working directory)."""
     profile: str = "default"
-    """Metric profile of the reliability report (SPEC §2): ``default`` or ``preprint``."""
+    """Metric profile of the reliability report: ``default``, ``preprint`` or ``unbiased``
+    (docs/methodology.md, docs/statistics.md)."""
     environment: EnvironmentConfig = Field(default_factory=EnvironmentConfig)
     """Environment and task selection."""
     conditions: list[ConditionConfig] = Field(
@@ -297,6 +302,9 @@ class ExperimentConfig(_Model):
     """PandaProbe session metrics per run (judge, embedder, signal weights)."""
     safety: SafetySettings = Field(default_factory=SafetySettings)
     """Safety assessment per run (the optional LLM safety judge)."""
+    adaptive: AdaptiveSettings | None = None
+    """Extra baseline runs after the initial K where outcomes are most uncertain, until a
+    metric's interval is narrow enough (``reliability_lab.experiment.adaptive``)."""
 
     @field_validator("profile")
     @classmethod
@@ -319,6 +327,7 @@ class ExperimentConfig(_Model):
             raise ValueError(f"conditions: duplicate names {dup}")
         if not self.conditions:
             raise ValueError("conditions: at least one condition is required")
+        check_adaptive(self)
         unknown = sorted(set(self.safety.conditions) - set(names))
         if self.safety.judge and unknown:
             raise ValueError(

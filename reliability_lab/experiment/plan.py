@@ -9,14 +9,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from reliability_lab.errors import ConfigError
-from reliability_lab.experiment.config import ExperimentConfig
+from reliability_lab.experiment.config import ConditionConfig, ExperimentConfig
 from reliability_lab.experiment.seeds import run_seed
 from reliability_lab.runs import SIMULATED_PREFIX, is_simulated_model
 
 if TYPE_CHECKING:
     from reliability_lab.agents import RunSpec
 
-__all__ = ["build_plan", "check_conditions", "check_models", "resolve_tasks"]
+__all__ = ["build_plan", "check_conditions", "check_models", "make_spec", "resolve_tasks"]
 
 
 def resolve_tasks(config: ExperimentConfig, *, source: str = "config") -> list[str]:
@@ -105,6 +105,44 @@ def check_conditions(config: ExperimentConfig, *, source: str = "config") -> Non
             raise ConfigError(f"{source}: conditions[{index}]: {exc}") from None
 
 
+def make_spec(
+    config: ExperimentConfig,
+    index: int,
+    condition: ConditionConfig,
+    variant: str,
+    task_id: str,
+    run: int,
+    *,
+    source: str = "config",
+) -> RunSpec:
+    """The :class:`~reliability_lab.agents.RunSpec` of one run of agent ``config.agents[index]``.
+
+    Its seed comes from :func:`run_seed`: every condition and variant with the same agent, task
+    and run index shares it (paired runs), whatever the run index (adaptive runs beyond K too).
+    """
+    from reliability_lab.agents import RunSpec
+
+    agent = config.agents[index]
+    try:
+        return RunSpec(
+            agent=agent.label,
+            model=agent.model,
+            params=dict(agent.params),
+            environment=config.environment.name,
+            task_id=task_id,
+            run=run,
+            seed=run_seed(config.seed, agent=agent.label, task_id=task_id, run=run),
+            condition=condition.name,
+            variant=variant,
+            max_steps=config.agent_max_steps(agent),
+            elicit_confidence=agent.elicit_confidence,
+            pass_threshold=agent.pass_threshold,
+            condition_options=dict(condition.options),
+        )
+    except ValueError as exc:
+        raise ConfigError(f"{source}: agents[{index}]: {exc}") from None
+
+
 def build_plan(
     config: ExperimentConfig, tasks: list[str] | None = None, *, source: str = "config"
 ) -> list[RunSpec]:
@@ -113,40 +151,19 @@ def build_plan(
     Ordered run index first (all of run 0, then run 1, ...) so an interrupted experiment holds
     complete early repetitions. Each spec carries its seed from :func:`run_seed`, which the
     runs of every condition and variant with the same agent, task and run index share (paired
-    runs), and its condition's options.
+    runs), and its condition's options. Runs an ``adaptive`` block adds later are not part of
+    the plan (``reliability_lab.experiment.adaptive``).
     """
-    from reliability_lab.agents import RunSpec
-
     check_models(config, source=source)
     check_conditions(config, source=source)
     task_ids = tasks if tasks is not None else resolve_tasks(config, source=source)
     conditions = [(c, c.resolved_variants(), config.condition_runs(c)) for c in config.conditions]
-    specs: list[RunSpec] = []
-    for run in range(config.runs):
-        for index, agent in enumerate(config.agents):
-            for condition, variants, n_runs in conditions:
-                if run >= n_runs:
-                    continue
-                for variant in variants:
-                    for task_id in task_ids:
-                        seed = run_seed(config.seed, agent=agent.label, task_id=task_id, run=run)
-                        try:
-                            spec = RunSpec(
-                                agent=agent.label,
-                                model=agent.model,
-                                params=dict(agent.params),
-                                environment=config.environment.name,
-                                task_id=task_id,
-                                run=run,
-                                seed=seed,
-                                condition=condition.name,
-                                variant=variant,
-                                max_steps=config.agent_max_steps(agent),
-                                elicit_confidence=agent.elicit_confidence,
-                                pass_threshold=agent.pass_threshold,
-                                condition_options=dict(condition.options),
-                            )
-                        except ValueError as exc:
-                            raise ConfigError(f"{source}: agents[{index}]: {exc}") from None
-                        specs.append(spec)
-    return specs
+    return [
+        make_spec(config, index, condition, variant, task_id, run, source=source)
+        for run in range(config.runs)
+        for index in range(len(config.agents))
+        for condition, variants, n_runs in conditions
+        if run < n_runs
+        for variant in variants
+        for task_id in task_ids
+    ]

@@ -16,12 +16,14 @@ import os
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tqdm.auto import tqdm
 
 from reliability_lab.errors import ConfigError
+from reliability_lab.experiment.adaptive import adaptive_keys, run_adaptive
 from reliability_lab.experiment.config import ExperimentConfig, load_config, parse_config
 from reliability_lab.experiment.plan import build_plan, resolve_tasks
 from reliability_lab.experiment.prepare import attach_prepared, prepare_conditions
@@ -249,6 +251,16 @@ async def _execute_all(
     return failures
 
 
+def _grow(bar: Any) -> Callable[[int], None]:
+    """Add runs planned on the way (adaptive rounds) to the progress bar's total."""
+
+    def grow(n: int) -> None:
+        bar.total = (bar.total or 0) + n
+        bar.refresh()
+
+    return grow
+
+
 async def _with_prepared(
     config: ExperimentConfig, tasks: list[str], out: Path, llm: LLMClient, pending: list[RunSpec]
 ) -> list[RunSpec]:
@@ -277,7 +289,7 @@ async def arun_experiment(
     tasks = resolve_tasks(config, source=source)
     plan = build_plan(config, tasks, source=source)
     keys = [s.key for s in plan]
-    out, records = _prepare_directory(config, tasks, set(keys))
+    out, records = _prepare_directory(config, tasks, set(keys) | adaptive_keys(config, tasks))
     done = {run_key(r) for r in records}
     pending = [spec for spec, key in zip(plan, keys, strict=True) if key not in done]
     llm = _make_client(config, out)
@@ -303,8 +315,8 @@ async def arun_experiment(
             ResultsWriter(out / RESULTS_FILE) as writer,
             ResultsWriter(out / TRACES_FILE) as traces_writer,
         ):
-            failures = await _execute_all(
-                pending,
+            run_specs = partial(
+                _execute_all,
                 llm=llm,
                 execute=execute,
                 writer=writer,
@@ -315,6 +327,9 @@ async def arun_experiment(
                 max_concurrent=config.max_concurrent,
                 bar=bar,
             )
+            failures = await run_specs(pending)
+            if not failures:  # adaptive rounds (no-op without an ``adaptive`` block)
+                failures = await run_adaptive(config, tasks, out, run_specs, _grow(bar))
     finally:
         bar.close()
     if failures:

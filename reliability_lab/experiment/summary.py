@@ -27,6 +27,7 @@ import pandas as pd
 from reliability_lab._secrets import redact
 from reliability_lab.errors import RunTableError, UndefinedMetricWarning
 from reliability_lab.experiment._jsonio import dumps, write_json_atomic
+from reliability_lab.experiment.adaptive import adaptive_summary
 from reliability_lab.experiment.config import ExperimentConfig, SessionSettings
 from reliability_lab.experiment.gates import SCORE_METRICS, GateConfig, GateResult, evaluate_gates
 from reliability_lab.experiment.imported import (
@@ -197,6 +198,7 @@ def _reliability(
             n_boot=config.report.n_boot,
             confidence_level=config.report.confidence_level,
             seed=config.seed,
+            bootstrap=config.report.bootstrap,
         )
     notes = []
     for w in caught:
@@ -418,6 +420,7 @@ def _summarize(
             "n_boot": config.report.n_boot,
             "confidence_level": config.report.confidence_level,
             "seed": config.seed,
+            "bootstrap": config.report.bootstrap,
             "agents": _report_dict(report),
         },
         "sessions": _sessions_info(runs, sessions),
@@ -428,6 +431,7 @@ def _summarize(
             runs, out, condition_artifacts(config) if isinstance(config, ExperimentConfig) else {}
         ),
         "undefined_metrics": undefined,
+        **({"adaptive": adaptive} if (adaptive := adaptive_summary(out, runs)) else {}),
         "gates": [g.to_dict() for g in gate_results],
         "gates_passed": all(g.passed for g in gate_results),
     }

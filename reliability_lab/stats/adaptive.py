@@ -29,7 +29,7 @@ import pandas as pd
 
 from reliability_lab.report._report import reliability_report
 from reliability_lab.report.registry import METRIC_REGISTRY
-from reliability_lab.runs import BASELINE
+from reliability_lab.runs import BASELINE, is_infrastructure_error
 
 __all__ = ["ADAPTIVE_METRICS", "AdaptiveAllocator", "AdaptiveStep"]
 
@@ -99,13 +99,17 @@ class AdaptiveAllocator:
         return (hi - lo) / 2
 
     def step(self, runs: pd.DataFrame) -> AdaptiveStep:
-        """The decision for one agent given all its runs so far (a validated run table)."""
+        """The decision for one agent given all its runs so far (a validated run table).
+
+        Runs with an infrastructure error count for nothing, as in the report.
+        """
         width = self.current_halfwidth(runs)
         if math.isnan(width):
             return AdaptiveStep(width, (), "metric undefined")
         if width <= self.halfwidth:
             return AdaptiveStep(width, (), "target reached")
-        base = runs[runs["condition"] == BASELINE]
+        ok = ~is_infrastructure_error(runs["error"]) if "error" in runs else True
+        base = runs[(runs["condition"] == BASELINE) & ok]
         counts = base.groupby("task_id", sort=True)["success"].agg(["sum", "count"])
         room = self.budget - int(counts["count"].sum())
         if room <= 0:

@@ -58,7 +58,7 @@ COLUMNS = (
 )
 
 
-def holm(p_values: Sequence[float]) -> np.ndarray:
+def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
     """Holm's step-down adjusted p-values (NaN entries stay NaN and do not count).
 
     The i-th smallest of m p-values becomes max over j ≤ i of min(1, (m − j + 1)·p_(j)).
@@ -134,16 +134,24 @@ def _common_runs(
 
 
 def _metrics(
-    requested: Sequence[str] | None, point: tuple[dict[str, float], dict[str, float]]
-) -> list[str]:
+    requested: Sequence[str] | None,
+    point: tuple[dict[str, float], dict[str, float]],
+    agents: tuple[str, str],
+) -> tuple[list[str], dict[str, str]]:
+    """The metrics to compare, and the report metrics left out (with why) by default."""
     available = [m for m in REPORT_METRICS if m in point[0]]
     if requested is None:
-        return [m for m in available if not (math.isnan(point[0][m]) or math.isnan(point[1][m]))]
+        left_out = {}
+        for m in available:
+            sides = [repr(a) for a, p in zip(agents, point, strict=True) if math.isnan(p[m])]
+            if sides:
+                left_out[m] = f"undefined for {' and '.join(sides)}"
+        return [m for m in available if m not in left_out], left_out
     names = [requested] if isinstance(requested, str) else list(requested)
     for name in names:
         if name not in available:
             raise ValueError(f"metrics: unknown metric {name!r}; valid: {', '.join(available)}")
-    return names
+    return names, {}
 
 
 def compare_agents(
@@ -192,8 +200,9 @@ def compare_agents(
         ``difference_lo``, ``difference_hi``, ``difference_undef`` (share of replicates
         where the difference was undefined), ``p_value``, ``p_adjusted`` (Holm), ``test``
         and ``n_tasks`` (the tasks entering the test). ``attrs``: the agents, profile,
-        n_boot, confidence_level, seed, ``adjustment`` and the counts of tasks only one agent
-        ran.
+        n_boot, confidence_level, seed, ``adjustment``, ``n_common_tasks``, the counts of
+        tasks only one agent ran (``n_tasks_only_baseline``, ``n_tasks_only_candidate``) and,
+        by default, ``left_out``: the metrics not compared and why (undefined for one side).
 
     Raises
     ------
@@ -218,8 +227,9 @@ def compare_agents(
     stats = (TaskStats.build(base_runs, prof), TaskStats.build(cand_runs, prof))
     n_tasks = stats[0].n_tasks
     ones = np.ones((1, n_tasks))
-    point = tuple({k: float(v[0]) for k, v in s.evaluate(ones).items()} for s in stats)
-    names = _metrics(metrics, point)  # type: ignore[arg-type]
+    base_point, cand_point = ({k: float(v[0]) for k, v in s.evaluate(ones).items()} for s in stats)
+    point = (base_point, cand_point)
+    names, left_out = _metrics(metrics, point, (baseline, candidate))
     rng = np.random.default_rng(
         [seed, zlib.crc32(baseline.encode("utf-8")), zlib.crc32(candidate.encode("utf-8"))]
     )
@@ -262,6 +272,7 @@ def compare_agents(
         seed=int(seed),
         adjustment=ADJUSTMENT,
         n_common_tasks=n_tasks,
+        left_out=left_out,
         **dropped,
     )
     return table
