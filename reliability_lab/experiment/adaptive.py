@@ -222,15 +222,17 @@ async def run_adaptive(
     directory: Path,
     execute: Callable[[list[RunSpec]], Awaitable[Failures]],
     on_planned: Callable[[int], None] = lambda n: None,
-) -> Failures:
-    """Run the adaptive rounds (see the module docstring); the runs that failed unexpectedly.
+) -> tuple[Failures, int]:
+    """Run the adaptive rounds (see the module docstring).
 
     ``execute`` runs specs and records them (the runner's executor); ``on_planned`` hears how
-    many runs each round adds (the progress bar).
+    many runs each round adds (the progress bar). Returns the runs that failed unexpectedly
+    (the rounds stop there) and the number of runs executed.
     """
     settings = config.adaptive
+    executed = 0
     if settings is None:
-        return []
+        return [], executed
     allocator = _allocator(config, settings, len(tasks))
     previous = read_adaptive(directory)
     rounds: list[dict[str, Any]] = list(previous["rounds"]) if previous else []
@@ -248,11 +250,12 @@ async def run_adaptive(
                 rounds[-1] = {"round": len(rounds), "agents": decisions}
             _write(directory, config, rounds)
             if not pending:
-                return []
+                return [], executed
         on_planned(len(pending))
         failures = await execute(pending)
+        executed += len(pending) - len(failures)
         if failures:
-            return failures
+            return failures, executed
 
 
 def adaptive_summary(directory: Path, runs: pd.DataFrame) -> dict[str, Any] | None:
@@ -269,7 +272,7 @@ def adaptive_summary(directory: Path, runs: pd.DataFrame) -> dict[str, Any] | No
         steps = [r["agents"][agent] for r in rounds if agent in r["agents"]]
         agents[str(agent)] = {
             "extra_runs": sum(len(s["runs"]) for s in steps),
-            "rounds": len(steps),
+            "rounds": sum(1 for s in steps if s["runs"]),
             "halfwidth_initial": steps[0]["halfwidth"] if steps else None,
             "halfwidth_final": steps[-1]["halfwidth"] if steps else None,
             "stopped": steps[-1]["reason"] if steps and not steps[-1]["runs"] else "running",

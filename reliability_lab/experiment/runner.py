@@ -73,7 +73,7 @@ class ExperimentOutcome:
     n_previous: int
     """Runs already present before this call (resumed)."""
     n_executed: int
-    """Runs executed and recorded by this call."""
+    """Runs executed and recorded by this call (adaptive runs included)."""
     summary: ExperimentSummary
     """Run table, reliability report, gate results and file contents."""
 
@@ -328,8 +328,9 @@ async def arun_experiment(
                 bar=bar,
             )
             failures = await run_specs(pending)
+            n_adaptive = 0
             if not failures:  # adaptive rounds (no-op without an ``adaptive`` block)
-                failures = await run_adaptive(config, tasks, out, run_specs, _grow(bar))
+                failures, n_adaptive = await run_adaptive(config, tasks, out, run_specs, _grow(bar))
     finally:
         bar.close()
     if failures:
@@ -344,7 +345,7 @@ async def arun_experiment(
         output_dir=out,
         n_planned=len(plan),
         n_previous=len(done),
-        n_executed=len(pending),
+        n_executed=len(pending) + n_adaptive,
         summary=summary,
     )
 

@@ -38,6 +38,7 @@ from reliability_lab.runs import BASELINE, is_infrastructure_error, validate_run
 __all__ = ["RunPlan", "plan_runs"]
 
 _K_GRID = (2, 3, 5, 10, 20, 50)
+_OPTION_COLUMNS = ("agent", "metric", "runs_per_task", "tasks", "total_runs")
 
 
 @dataclass(frozen=True)
@@ -227,7 +228,9 @@ def plan_runs(
     index = ["agent", "metric"]
     return RunPlan(
         table=pd.DataFrame(rows).set_index(index),
-        options=pd.DataFrame(options).set_index([*index, "runs_per_task"]),
+        options=pd.DataFrame(options, columns=[*_OPTION_COLUMNS]).set_index(
+            [*index, "runs_per_task"]
+        ),
         explanation="\n".join(text),
     )
 
