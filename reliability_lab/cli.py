@@ -1,4 +1,4 @@
-"""Command line: ``reliability-lab run | report | validate | repair`` (docs/results.md).
+"""Command line: ``reliability-lab run | report | compare | validate | repair`` (docs/results.md).
 
 Exit status: 0 when every gate passes, 1 when a gate fails, 2 on a usage or input error
 (invalid config, unreadable results, missing file — the message goes to stderr, no traceback),
@@ -77,6 +77,7 @@ def _parser() -> argparse.ArgumentParser:
         help="do not check model routing and API keys before the runs start",
     )
     _add_report_parser(sub)
+    _add_compare_parser(sub)
     validate = sub.add_parser("validate", help="check an experiment config without running it")
     validate.add_argument("config", metavar="CONFIG", help="experiment YAML file")
     repair = sub.add_parser(
@@ -184,6 +185,56 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return EXIT_PASSED if summary.passed else EXIT_FAILED
 
 
+def _add_compare_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    compare = sub.add_parser(
+        "compare",
+        help="what changed between two results directories; gates on the differences",
+        description="Compare the agents of two results directories (matched by label) on "
+        "their common tasks: NEW − OLD per metric with paired bootstrap intervals and "
+        "Holm-adjusted p-values (docs/statistics.md). Gates apply to the differences.",
+    )
+    compare.add_argument("old", metavar="OLD_RESULTS", help="results directory of the old version")
+    compare.add_argument("new", metavar="NEW_RESULTS", help="results directory of the new version")
+    compare.add_argument(
+        "--gate",
+        action="append",
+        metavar="GATE",
+        help='on NEW − OLD, e.g. "R >= -0.02" (repeatable)',
+    )
+    compare.add_argument(
+        "--agent",
+        action="append",
+        metavar="LABEL",
+        help="agent to compare, or OLD=NEW (repeatable)",
+    )
+    compare.add_argument("--profile", metavar="NAME", help="metric profile (default: the results')")
+    compare.add_argument(
+        "--n-boot", type=_positive_int, default=2000, metavar="B", help="paired replicates"
+    )
+    compare.add_argument("--seed", type=_seed, default=0, metavar="S", help="bootstrap seed")
+    compare.add_argument("--quiet", action="store_true", help="print only ✓ PASSED / ✗ FAILED")
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from reliability_lab.experiment.compare import compare_results, format_comparison
+    from reliability_lab.experiment.console import FAILED, PASSED
+
+    comparison = compare_results(
+        args.old,
+        args.new,
+        gates=args.gate,
+        agents=args.agent,
+        profile=args.profile,
+        n_boot=args.n_boot,
+        seed=args.seed,
+    )
+    if args.quiet:
+        print(PASSED if comparison.passed else FAILED)
+    else:
+        print(format_comparison(comparison))
+    return EXIT_PASSED if comparison.passed else EXIT_FAILED
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
     from reliability_lab.experiment.config import load_config
     from reliability_lab.experiment.plan import build_plan, resolve_tasks
@@ -283,6 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {
         "run": _cmd_run,
         "report": _cmd_report,
+        "compare": _cmd_compare,
         "validate": _cmd_validate,
         "repair": _cmd_repair,
     }

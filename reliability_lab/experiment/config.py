@@ -27,6 +27,7 @@ from pydantic import (
 from reliability_lab._secrets import find_secret, redact
 from reliability_lab.errors import ConfigError
 from reliability_lab.experiment._yaml import Path_, field_path, line_of, load_yaml
+from reliability_lab.experiment.adaptive import AdaptiveSettings, check_adaptive
 from reliability_lab.experiment.gates import GateConfig
 from reliability_lab.perturbations import get_condition
 from reliability_lab.runs import is_simulated_model
@@ -35,6 +36,7 @@ from reliability_lab.sessions.scoring import HASHING_EMBEDDER
 
 __all__ = [
     "CONFIG_VERSION",
+    "AdaptiveSettings",
     "AgentConfig",
     "ConditionConfig",
     "EnvironmentConfig",
@@ -205,6 +207,8 @@ class ReportSettings(_Model):
     """Bootstrap resamples (over tasks) for the confidence intervals."""
     confidence_level: Float = Field(default=0.95, gt=0, lt=1)
     """Coverage of the confidence intervals."""
+    bootstrap: Literal["tasks", "two-level"] = "tasks"
+    """``tasks`` resamples tasks; ``two-level`` also the runs of each task (docs/statistics.md)."""
 
 
 class SessionSettings(_Model):
@@ -305,7 +309,8 @@ class ExperimentConfig(_Model):
     output: str | None = None
     """Output directory; default ``results/<name>`` (relative to the working directory)."""
     profile: str = "default"
-    """Metric profile: ``default`` or ``preprint`` (docs/methodology.md, "Profiles")."""
+    """Metric profile of the reliability report: ``default``, ``preprint`` or ``unbiased``
+    (docs/methodology.md, docs/statistics.md)."""
     environment: EnvironmentConfig = Field(default_factory=EnvironmentConfig)
     """Environment and task selection."""
     conditions: list[ConditionConfig] = Field(
@@ -324,6 +329,9 @@ class ExperimentConfig(_Model):
     """PandaProbe session metrics per run (judge, embedder, signal weights)."""
     safety: SafetySettings = Field(default_factory=SafetySettings)
     """Safety assessment per run (the optional LLM safety judge)."""
+    adaptive: AdaptiveSettings | None = None
+    """Extra baseline runs after the initial K where outcomes are most uncertain, until a
+    metric's interval is narrow enough (``reliability_lab.experiment.adaptive``)."""
 
     @field_validator("profile")
     @classmethod
@@ -346,6 +354,7 @@ class ExperimentConfig(_Model):
             raise ValueError(f"conditions: duplicate names {dup}")
         if not self.conditions:
             raise ValueError("conditions: at least one condition is required")
+        check_adaptive(self)
         unknown = sorted(set(self.safety.conditions) - set(names))
         if self.safety.judge and unknown:
             raise ValueError(

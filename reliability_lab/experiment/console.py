@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from reliability_lab.experiment.adaptive import adaptive_lines
 from reliability_lab.experiment.diagnostics import diagnostic_lines
 from reliability_lab.experiment.robustness import robustness_lines
 from reliability_lab.experiment.summary import (
@@ -188,10 +189,16 @@ def format_summary(summary: ExperimentSummary) -> str:
         )
         notes += _metric_notes(agent, row)
     lines += _table(cells)
-    lines.append(f"  [brackets: {level:.0%} bootstrap CI over tasks; R_saf is not part of R]")
+    over = (
+        "tasks, then runs"
+        if summary.content["reliability"].get("bootstrap") == "two-level"
+        else "tasks"
+    )
+    lines.append(f"  [brackets: {level:.0%} bootstrap CI over {over}; R_saf is not part of R]")
     lines += notes
     lines += diagnostic_lines(summary.content)
     lines += robustness_lines(summary.content, summary.report, list(header.models), _table)
+    lines += adaptive_lines(summary.content)
     lines += _session_lines(summary)
     lines += _safety_lines(summary)
     if summary.gates:

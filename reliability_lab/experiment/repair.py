@@ -118,7 +118,7 @@ def repair_directory(directory: str | os.PathLike[str]) -> RepairOutcome:
         header = read_header(out)
         results_path = out / RESULTS_FILE
         entries = read_result_entries(results_path, repair=True)
-        plan = header_plan(header)
+        plan = header_plan(header, out)
         moves = _moves(entries, set(plan) if plan is not None else None, results_path)
         if moves:
             move_to_audit(out, entries, moves)

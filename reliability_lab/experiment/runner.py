@@ -15,10 +15,12 @@ import asyncio
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reliability_lab.errors import ConfigError
+from reliability_lab.experiment.adaptive import adaptive_keys, run_adaptive
 from reliability_lab.experiment.audit import AuditMove, move_to_audit
 from reliability_lab.experiment.config import ExperimentConfig, load_config, parse_config
 from reliability_lab.experiment.lock import DirectoryLock
@@ -76,7 +78,7 @@ class ExperimentOutcome:
     n_previous: int
     """Runs already present before this call (resumed)."""
     n_executed: int
-    """Runs executed and recorded by this call."""
+    """Runs executed and recorded by this call (adaptive runs included)."""
     summary: ExperimentSummary
     """Run table, reliability report, gate results and file contents."""
     n_retried: int = 0
@@ -294,6 +296,16 @@ async def _execute_all(
     return failures
 
 
+def _grow(bar: Any) -> Callable[[int], None]:
+    """Add runs planned on the way (adaptive rounds) to the progress bar's total."""
+
+    def grow(n: int) -> None:
+        bar.total = (bar.total or 0) + n
+        bar.refresh()
+
+    return grow
+
+
 async def _with_prepared(
     config: ExperimentConfig, tasks: list[str], out: Path, llm: LLMClient, pending: list[RunSpec]
 ) -> list[RunSpec]:
@@ -324,10 +336,12 @@ async def arun_experiment(
     tasks = resolve_tasks(config, source=source)
     plan = build_plan(config, tasks, source=source)
     with DirectoryLock(config.output_dir()):
-        existing = _read_directory(config, tasks, {s.key for s in plan}, retry_infra=retry_infra)
+        allowed = {s.key for s in plan} | adaptive_keys(config, tasks)  # what may be recorded
+        existing = _read_directory(config, tasks, allowed, retry_infra=retry_infra)
         done = {run_key(r) for r in existing.kept}
         pending = [spec for spec in plan if spec.key not in done]
-        if preflight and pending:  # before anything is written or paid for
+        may_run = pending or config.adaptive is not None  # adaptive rounds may add runs
+        if preflight and may_run:  # before anything is written or paid for
             check_preflight(
                 config,
                 source=source,
@@ -349,7 +363,6 @@ async def _run_locked(
     """The experiment, while this process holds the output directory's lock."""
     out = config.output_dir()
     records = existing.kept
-    done = {run_key(r) for r in records}
     if existing.retry:  # the old records leave the run table for the audit file first
         move_to_audit(
             out,
@@ -368,15 +381,18 @@ async def _run_locked(
         retired={session_id(e.record) for e in existing.retry},
     )
     bar = progress_bar(
-        total=len(plan), initial=len(done), desc=f"Running {config.name}", enabled=progress
+        total=len(plan),
+        initial=len(plan) - len(pending),
+        desc=f"Running {config.name}",
+        enabled=progress,
     )
     try:
         with (
             ResultsWriter(out / RESULTS_FILE) as writer,
             ResultsWriter(out / TRACES_FILE) as traces_writer,
         ):
-            failures = await _execute_all(
-                pending,
+            run_specs = partial(
+                _execute_all,
                 llm=llm,
                 execute=execute,
                 writer=writer,
@@ -387,6 +403,10 @@ async def _run_locked(
                 max_concurrent=config.max_concurrent,
                 bar=bar,
             )
+            failures = await run_specs(pending)
+            n_adaptive = 0
+            if not failures:  # adaptive rounds (no-op without an ``adaptive`` block)
+                failures, n_adaptive = await run_adaptive(config, tasks, out, run_specs, _grow(bar))
     finally:
         bar.close()
     if failures:
@@ -400,8 +420,8 @@ async def _run_locked(
     return ExperimentOutcome(
         output_dir=out,
         n_planned=len(plan),
-        n_previous=len(done),
-        n_executed=len(pending),
+        n_previous=len(records),
+        n_executed=len(pending) + n_adaptive,
         summary=summary,
         n_retried=len(existing.retry),
     )

@@ -27,6 +27,7 @@ import pandas as pd
 from reliability_lab._secrets import redact
 from reliability_lab.errors import RunTableError, UndefinedMetricWarning
 from reliability_lab.experiment._jsonio import dumps, write_json_atomic
+from reliability_lab.experiment.adaptive import adaptive_summary
 from reliability_lab.experiment.audit import audit_counts
 from reliability_lab.experiment.config import ExperimentConfig, SessionSettings
 from reliability_lab.experiment.coverage import gates_per_agent, plan_coverage
@@ -203,6 +204,7 @@ def _reliability(
             n_boot=config.report.n_boot,
             confidence_level=config.report.confidence_level,
             seed=config.seed,
+            bootstrap=config.report.bootstrap,
         )
     notes = []
     for w in caught:
@@ -365,7 +367,7 @@ def summarize_directory(directory: str | Path) -> ExperimentSummary:
         config = ExperimentConfig.model_validate(header.config)
     records = read_result_lines(out / RESULTS_FILE, repair=False)
     keys = check_run_keys(records, out / RESULTS_FILE)
-    plan = header_plan(header)
+    plan = header_plan(header, out)
     coverage = plan_coverage(keys, plan, header, out / RESULTS_FILE) if plan is not None else None
     runs = records_to_run_table(records, source=str(out / RESULTS_FILE))
     if runs.empty:
@@ -435,6 +437,7 @@ def _summarize(
             "n_boot": config.report.n_boot,
             "confidence_level": config.report.confidence_level,
             "seed": config.seed,
+            "bootstrap": config.report.bootstrap,
             "agents": _report_dict(report),
         },
         "sessions": _sessions_info(runs, sessions),
@@ -450,6 +453,7 @@ def _summarize(
         "r_dimensions": r_dimensions(report),
         "undefined_metrics": undefined,
         "audit": audit_counts(out) if records is not None else {},
+        **({"adaptive": adaptive} if (adaptive := adaptive_summary(out, runs)) else {}),
         "gates": [g.to_dict() for g in gate_results],
         "gates_passed": all(g.passed for g in gate_results),
     }
