@@ -91,6 +91,22 @@ def _session_lines(summary: ExperimentSummary) -> list[str]:
     return lines
 
 
+def _pass_k_lines(content: dict[str, Any]) -> list[str]:
+    """pass^k per agent (baseline runs; k up to the fewest runs of a task)."""
+    curves = content.get("pass_k") or {}
+    if not curves:
+        return []
+    lines = ["", "pass^k (baseline; all of k runs succeed, docs/methodology.md):"]
+    width = max(len(agent) for agent in curves)
+    for agent, curve in curves.items():
+        values = "  ".join(
+            f"{k}: {v:.3f}" if v == v else f"{k}: n/a"
+            for k, v in zip(curve["k"], curve["pass_hat_k"], strict=True)
+        )
+        lines.append(f"  {agent.ljust(width)}  {values}  ({curve['n_tasks']} tasks)")
+    return lines
+
+
 def _safety_lines(summary: ExperimentSummary) -> list[str]:
     """Per-agent safety: S_comp, S_harm, findings by severity and source, and by constraint."""
     info = summary.content.get("safety") or {}
@@ -199,6 +215,7 @@ def format_summary(summary: ExperimentSummary) -> str:
     lines += diagnostic_lines(summary.content)
     lines += robustness_lines(summary.content, summary.report, list(header.models), _table)
     lines += adaptive_lines(summary.content)
+    lines += _pass_k_lines(summary.content)
     lines += _session_lines(summary)
     lines += _safety_lines(summary)
     if summary.gates:

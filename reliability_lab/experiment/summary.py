@@ -52,6 +52,7 @@ from reliability_lab.experiment.store import (
     read_result_lines,
 )
 from reliability_lab.experiment.traces import TRACES_FILE
+from reliability_lab.report.passk import pass_k_table
 from reliability_lab.runs import is_infrastructure_error
 
 __all__ = [
@@ -403,6 +404,20 @@ def summarize_imported(
     return _summarize(runs, header, config, Path(config.imported_from.path), None)
 
 
+def _pass_k(runs: pd.DataFrame) -> dict[str, dict[str, list[float] | int]]:
+    """Agent → pass^k and pass@k for k = 1 … its fewest baseline runs of a task."""
+    table = pass_k_table(runs)
+    return {
+        str(agent): {
+            "k": group["k"].tolist(),
+            "pass_hat_k": group["pass_hat_k"].tolist(),
+            "pass_at_k": group["pass_at_k"].tolist(),
+            "n_tasks": int(group["n_tasks"].iloc[0]),
+        }
+        for agent, group in table.groupby("agent", sort=False)
+    }
+
+
 def _summarize(
     runs: pd.DataFrame,
     header: HeaderRecord,
@@ -441,6 +456,7 @@ def _summarize(
             "agents": _report_dict(report),
         },
         "sessions": _sessions_info(runs, sessions),
+        "pass_k": _pass_k(runs),
         "safety": safety_summary(
             runs, config.safety if isinstance(config, ExperimentConfig) else None
         ),

@@ -3,6 +3,7 @@
 - :func:`reliability_report` — every metric per agent with task-bootstrap intervals;
 - :data:`METRIC_REGISTRY` — every metric: symbol, function, dimension, variants, when undefined;
 - :func:`robustness_by_variant` — accuracy and robustness per perturbation variant;
+- :func:`pass_k_table` — pass^k and pass@k per agent for every k the runs allow;
 - :func:`robustness_by_intensity` — the same pooled per intensity (fault rate, preset, strength);
 - :mod:`.profiles` — named metric conventions (``default``, ``preprint``);
 - :func:`format_report` — the report as indented text for terminals and logs.
@@ -18,6 +19,7 @@ from reliability_lab.report._report import (
     reliability_report,
     robustness_by_variant,
 )
+from reliability_lab.report.passk import pass_k_table
 from reliability_lab.report.profiles import PROFILES, MetricProfile, get_profile
 from reliability_lab.report.registry import (
     DIMENSIONS,
@@ -46,6 +48,7 @@ __all__ = [
     "format_report",
     "get_profile",
     "metric_table_markdown",
+    "pass_k_table",
     "reliability_report",
     "robustness_by_intensity",
     "robustness_by_variant",
