@@ -143,11 +143,31 @@ def _add_report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     report.add_argument("--profile", metavar="NAME", help="metric profile (default: default)")
     report.add_argument("--n-boot", type=_positive_int, metavar="B", help="bootstrap replicates")
     report.add_argument("--seed", type=_seed, metavar="S", help="bootstrap seed")
+    report.add_argument(
+        "--sessions",
+        action="store_true",
+        help="session metrics from the logs' conversations (calls the judge model)",
+    )
+    report.add_argument(
+        "--judge-model",
+        metavar="MODEL",
+        help="--sessions: litellm model of the session judge (default: sim/judge, offline)",
+    )
     report.add_argument("--output", metavar="DIR", help="write a results directory there")
     report.add_argument("--quiet", action="store_true", help="print only ✓ PASSED / ✗ FAILED")
 
 
-_IMPORT_OPTIONS = ("agent", "scorer", "gate", "profile", "n_boot", "seed", "output")
+_IMPORT_OPTIONS = (
+    "agent",
+    "scorer",
+    "gate",
+    "profile",
+    "n_boot",
+    "seed",
+    "output",
+    "sessions",
+    "judge_model",
+)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -170,6 +190,16 @@ def _cmd_report(args: argparse.Namespace) -> int:
             raise ConfigError(f"--scorer applies to inspect logs, not to {fmt!r}")
         options = {"scorer": args.scorer} if args.scorer else {}
         runs = load_runs(args.path, format=fmt, agent=args.agent, **options)
+        sessions = None
+        if args.judge_model and not args.sessions:
+            raise ConfigError("--judge-model applies with --sessions")
+        if args.sessions:
+            from reliability_lab.experiment.config import SessionSettings
+            from reliability_lab.experiment.imported import score_sessions
+
+            judge = {"judge_model": args.judge_model} if args.judge_model else {}
+            sessions = SessionSettings(**judge)
+            runs = score_sessions(runs, sessions, source=args.path)
         report = {"n_boot": args.n_boot} if args.n_boot else None
         config = import_config(
             runs,
@@ -179,6 +209,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
             profile=args.profile,
             seed=args.seed,
             report=report,
+            sessions=sessions.model_dump(mode="json") if sessions else None,
         )
         summary = summarize_imported(runs, config, output=args.output)
     print(verdict(summary) if args.quiet else format_summary(summary))

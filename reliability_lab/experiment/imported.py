@@ -21,14 +21,25 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from reliability_lab.errors import ConfigError
 from reliability_lab.experiment._jsonio import dumps
-from reliability_lab.experiment.config import ReportSettings, format_validation_error
+from reliability_lab.experiment.config import (
+    ReportSettings,
+    SessionSettings,
+    format_validation_error,
+)
 from reliability_lab.experiment.gates import GateConfig
 from reliability_lab.experiment.results import RESULT_SCHEMA_VERSION
 from reliability_lab.experiment.store import RESULTS_FILE, HeaderRecord, write_header
 from reliability_lab.report.profiles import get_profile
 from reliability_lab.runs import KEY_COLUMNS, is_simulated_model
 
-__all__ = ["IMPORT_KEY", "ImportConfig", "import_config", "import_header", "write_import"]
+__all__ = [
+    "IMPORT_KEY",
+    "ImportConfig",
+    "import_config",
+    "import_header",
+    "score_sessions",
+    "write_import",
+]
 
 #: The ``header.json`` config key that marks an imported results directory.
 IMPORT_KEY = "imported_from"
@@ -64,6 +75,9 @@ class ImportConfig(BaseModel):
     """Bootstrap settings."""
     gates: list[GateConfig] = Field(default_factory=list)
     """Pass/fail gates (all must hold for exit status 0)."""
+    sessions: SessionSettings | None = None
+    """How session metrics were computed from the logs' conversations (``report
+    --sessions``); None when they were not."""
 
     @field_validator("profile")
     @classmethod
@@ -106,6 +120,57 @@ def import_config(
         raise ConfigError(format_validation_error(exc, "report options")) from None
 
 
+#: Per-run session columns of the run table, stored as the record's ``session`` object.
+_SESSION_COLUMNS = {
+    "agent_reliability": "agent_reliability",
+    "agent_consistency": "agent_consistency",
+    "session_error": "error",
+}
+
+
+def score_sessions(runs: pd.DataFrame, settings: SessionSettings, *, source: str) -> pd.DataFrame:
+    """``runs`` with PandaProbe session metrics computed from their conversations.
+
+    Each run is one session, scored by the same scorer as the experiment runner
+    (:class:`~reliability_lab.sessions.scoring.SessionScorer`, docs/pandaprobe.md): columns
+    ``agent_reliability``, ``agent_consistency`` and ``session_error`` are added. Runs that
+    ended in an infrastructure error, and runs without a conversation, are not scored
+    (``session_error`` says why).
+
+    Raises
+    ------
+    ConfigError
+        The importer of ``source`` keeps no conversations (no ``trajectory`` column).
+    """
+    from reliability_lab.sessions.scoring import session_metrics_for_results
+
+    if "trajectory" not in runs:
+        raise ConfigError(
+            f"{source}: --sessions needs the runs' conversations, and this format's importer "
+            "keeps none (inspect logs and τ²-bench results have them; docs/importers.md)"
+        )
+    records = runs[[*KEY_COLUMNS, "trajectory", "error"]].to_dict(orient="records")
+    for record in records:
+        if not isinstance(record["trajectory"], list):
+            record["trajectory"] = []
+    scores = session_metrics_for_results(
+        records,
+        judge_model=settings.judge_model,
+        embed=settings.embedder,
+        signal_weights=settings.signal_weights,
+        judge_params=settings.judge_params,
+    )
+    empty = runs["trajectory"].map(lambda t: not isinstance(t, list) or not t).to_numpy()
+    scores.loc[empty & scores["session_error"].isna().to_numpy(), "session_error"] = (
+        "no conversation recorded for this run"
+    )
+    keep = [*KEY_COLUMNS, *_SESSION_COLUMNS]
+    merged = runs.drop(columns=[c for c in _SESSION_COLUMNS if c in runs]).merge(
+        scores[keep], on=list(KEY_COLUMNS), how="left", validate="one_to_one"
+    )
+    return merged
+
+
 def _models(runs: pd.DataFrame, fallback: str) -> dict[str, str]:
     models: dict[str, str] = {}
     for agent, group in runs.groupby("agent", sort=True):
@@ -136,6 +201,14 @@ def import_header(runs: pd.DataFrame, config: ImportConfig) -> HeaderRecord:
     )
 
 
+def _with_session(row: dict[Any, Any]) -> dict[Any, Any]:
+    """A run-table row as a result record: session columns become its ``session`` object."""
+    if "agent_reliability" not in row:
+        return row
+    session = {key: row.pop(column, None) for column, key in _SESSION_COLUMNS.items()}
+    return {**row, "session": session}
+
+
 def write_import(runs: pd.DataFrame, header: HeaderRecord, directory: Path) -> None:
     """Write ``header.json`` and ``results.jsonl`` (every column of every run) to ``directory``.
 
@@ -157,7 +230,7 @@ def write_import(runs: pd.DataFrame, header: HeaderRecord, directory: Path) -> N
                 "them (choose another --output directory)"
             )
     version = {"schema_version": RESULT_SCHEMA_VERSION}
-    lines = [dumps({**version, **row}) for row in runs.to_dict(orient="records")]
+    lines = [dumps({**version, **_with_session(row)}) for row in runs.to_dict(orient="records")]
     tmp = directory / f".{RESULTS_FILE}.tmp"
     tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     tmp.replace(directory / RESULTS_FILE)

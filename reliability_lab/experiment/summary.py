@@ -438,7 +438,7 @@ def _summarize(
     if coverage is not None:
         gates = gates_per_agent(gates, list(header.models))
     gate_results = evaluate_gates(gates, _gate_inputs(per_agent, report))
-    sessions = config.sessions if isinstance(config, ExperimentConfig) else None
+    sessions = config.sessions  # imported logs: only with ``report --sessions``
     content: dict[str, Any] = {
         "schema_version": SUMMARY_SCHEMA_VERSION,
         "suite": header.suite_name,

@@ -180,6 +180,38 @@ def token_count(
     return 0.0 if math.isnan(number) else number
 
 
+def chat_message(
+    role: str,
+    text: str,
+    *,
+    tool_calls: Iterable[tuple[str, str, Any]] = (),
+    tool_call_id: str | None = None,
+) -> dict[str, Any]:
+    """One message of a conversation in the OpenAI chat format the session metrics read
+    (``trajectory``; docs/importers.md, "Sessions").
+
+    ``tool_calls`` are ``(id, name, arguments)``; arguments that are not already a JSON text
+    are serialised.
+    """
+    message: dict[str, Any] = {"role": role, "content": text}
+    calls = [
+        {
+            "id": call_id,
+            "type": "function",
+            "function": {
+                "name": name,
+                "arguments": args if isinstance(args, str) else json.dumps(args, default=str),
+            },
+        }
+        for call_id, name, args in tool_calls
+    ]
+    if calls:
+        message["tool_calls"] = calls
+    if tool_call_id is not None:
+        message["tool_call_id"] = tool_call_id
+    return message
+
+
 def missing(path: Path) -> FileNotFoundError:
     """The error for a path that does not exist (the CLI prints ``<path>: file not found``)."""
     return FileNotFoundError(2, "No such file or directory", str(path))

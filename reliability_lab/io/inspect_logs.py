@@ -56,6 +56,7 @@ from reliability_lab.io._common import (
     LogFormatError,
     MissingExtraError,
     agent_label,
+    chat_message,
     fail,
     finish_table,
     infrastructure,
@@ -185,14 +186,25 @@ def _outcome(
 
 def _trajectory(sample: EvalSample) -> dict[str, Any]:
     actions: list[str] = []
+    conversation: list[dict[str, Any]] = []
     calls = errors = 0
     for message in sample.messages:
+        tool_calls = (message.tool_calls or []) if message.role == "assistant" else []
         if message.role == "assistant":
             calls += 1
-            actions.extend(call.function for call in message.tool_calls or [])
+            actions.extend(call.function for call in tool_calls)
         elif message.role == "tool" and message.error is not None:
             errors += 1
+        conversation.append(
+            chat_message(
+                message.role,
+                message.text,
+                tool_calls=[(c.id, c.function, c.arguments) for c in tool_calls],
+                tool_call_id=(message.tool_call_id or "") if message.role == "tool" else None,
+            )
+        )
     return {
+        "trajectory": conversation,
         "actions": actions,
         "num_actions": float(len(actions)),
         "api_calls": float(calls),

@@ -50,6 +50,7 @@ with fewer than k runs is skipped instead, so the two agree for every k up to th
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from collections.abc import Mapping
@@ -62,6 +63,7 @@ import pandas as pd
 from reliability_lab.io._common import (
     SUCCESS_TOLERANCE,
     LogFormatError,
+    chat_message,
     fail,
     finish_table,
     infrastructure,
@@ -128,6 +130,34 @@ def _tool_errors(message: Mapping[str, Any]) -> int:
     )
 
 
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else "" if value is None else json.dumps(value)
+
+
+def _agent_view(message: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The message as the agent saw it, in the OpenAI chat format: the simulated user's tool
+    calls and their results are not part of the agent's conversation."""
+    role = message["role"]
+    if role == "assistant":
+        calls = [
+            (str(c.get("id", "")), str(c["name"]), c.get("arguments", {}))
+            for c in message.get("tool_calls") or []
+        ]
+        return [chat_message("assistant", _text(message.get("content")), tool_calls=calls)]
+    if role == "user":
+        text = _text(message.get("content"))
+        return [chat_message("user", text)] if text else []
+    if role == "system":
+        return [chat_message("system", _text(message.get("content")))]
+    parts = message.get("tool_messages")
+    items = parts if isinstance(parts, list) else [message]
+    return [
+        chat_message("tool", _text(m.get("content")), tool_call_id=str(m.get("id", "")))
+        for m in items
+        if isinstance(m, Mapping) and m.get("requestor") != "user"
+    ]
+
+
 def _messages(sim: Mapping[str, Any], source: str, where: str) -> dict[str, Any]:
     messages = sim.get("messages")
     if messages is None:
@@ -135,6 +165,7 @@ def _messages(sim: Mapping[str, Any], source: str, where: str) -> dict[str, Any]
     if not isinstance(messages, list):
         raise _fail(source, where, "messages", f"expected a list, got {type(messages).__name__}")
     actions: list[str] = []
+    conversation: list[dict[str, Any]] = []
     calls = errors = 0
     prompt = completion = 0.0
     latencies: list[float] = []
@@ -144,6 +175,7 @@ def _messages(sim: Mapping[str, Any], source: str, where: str) -> dict[str, Any]
         if message["role"] == "tool":
             errors += _tool_errors(message)
         if message["role"] != "assistant":
+            conversation += _agent_view(message)
             continue
         calls += 1
         for j, call in enumerate(message.get("tool_calls") or []):
@@ -153,6 +185,7 @@ def _messages(sim: Mapping[str, Any], source: str, where: str) -> dict[str, Any]
                     source, where, f"messages[{pos}].tool_calls[{j}].name", f"got {call!r:.80}"
                 )
             actions.append(name)
+        conversation += _agent_view(message)
         usage = mapping(message.get("usage"))
         field = f"messages[{pos}].usage"
         prompt += _tokens(usage.get("prompt_tokens"), source, where, f"{field}.prompt_tokens")
@@ -163,6 +196,7 @@ def _messages(sim: Mapping[str, Any], source: str, where: str) -> dict[str, Any]
         if isinstance(seconds, int | float) and not isinstance(seconds, bool):
             latencies.append(float(seconds))
     return {
+        "trajectory": conversation,
         "actions": actions,
         "num_actions": float(len(actions)),
         "api_calls": float(calls),

@@ -139,6 +139,15 @@ def test_columns_from_the_log(json_log: Path) -> None:
         assert row["score"] == (1.0 if row["score_value"] == "C" else 0.0)
         assert row["confidence_source"] == "none" and row["error"] is None
         assert row["success"] == ANSWERS[str(task_id)][int(run)]
+        # the conversation, in the chat format the session metrics read: as in the raw log
+        roles = [m["role"] for m in sample["messages"]]
+        assert [m["role"] for m in row["trajectory"]] == roles
+        call = next(m for m in row["trajectory"] if m.get("tool_calls"))["tool_calls"][0]
+        raw_call = next(m for m in sample["messages"] if m.get("tool_calls"))["tool_calls"][0]
+        assert call["function"]["name"] == raw_call["function"] == "lookup"
+        assert json.loads(call["function"]["arguments"]) == raw_call["arguments"]
+        answer = next(m for m in row["trajectory"] if m["role"] == "tool")
+        assert answer["tool_call_id"] == call["id"] == raw_call["id"]
 
 
 def test_json_and_eval_formats_give_the_same_table(json_log: Path, eval_log: Path) -> None:

@@ -127,3 +127,36 @@ def test_command_line_in_a_fresh_process_without_litellm(tau2: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "✓ PASSED" in done.stdout
     assert "litellm loaded: False" in done.stdout
+
+
+def test_sessions_from_the_logs_conversations(
+    tau2: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "summary"
+    args = ["report", str(tau2), "--n-boot", "10", "--sessions", "--output", str(out)]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "Session metrics" in printed and "SIMULATED" in printed  # sim/judge is the default
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    imported = load_tau2_bench(tau2)
+    attempted = int(imported["error"].map(lambda e: not str(e).startswith("infra")).sum())
+    assert summary["sessions"]["enabled"] and summary["sessions"]["judge_model"] == "sim/judge"
+    assert summary["sessions"]["n_scored"] == attempted  # every attempted run has a conversation
+    agent = next(iter(summary["reliability"]["agents"].values()))
+    assert 0.0 <= agent["agent_reliability"] <= 1.0
+    # read back from the written directory: the same per-run session values
+    again = load_results(out)
+    assert again["agent_reliability"].notna().sum() == attempted
+    assert main(["report", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines()[1:] == printed.splitlines()[1:]
+
+
+def test_sessions_need_conversations_and_judge_model_needs_sessions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = tmp_path / "runs.csv"
+    table.write_text("agent,task_id,run,success\na,t1,0,1\na,t1,1,0\n", encoding="utf-8")
+    assert main(["report", str(table), "--format", "table", "--sessions"]) == 2
+    assert "keeps none" in capsys.readouterr().err
+    assert main(["report", str(table), "--format", "table", "--judge-model", "sim/judge"]) == 2
+    assert "--judge-model applies with --sessions" in capsys.readouterr().err

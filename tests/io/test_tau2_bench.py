@@ -216,3 +216,15 @@ def test_missing_trials_are_numbered_in_file_order(tmp_path: Path) -> None:
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(Tau2FormatError, match="task '0': field 'trial': some simulations"):
         load_tau2_bench(path)
+
+
+def test_conversation_is_the_agents_view_in_chat_format(tmp_path: Path) -> None:
+    table = load_tau2_bench(_results(tmp_path))
+    conversation = table.loc[table["error"].isna(), "trajectory"].iloc[0]
+    assert [m["role"] for m in conversation] == ["user", "assistant", "tool", "tool", "assistant"]
+    first = conversation[1]["tool_calls"]
+    assert [c["function"]["name"] for c in first] == ["get_user_details", "book_reservation"]
+    assert json.loads(first[0]["function"]["arguments"]) == {"user_id": "u1"}
+    assert [m.get("tool_call_id") for m in conversation[2:4]] == ["c1", "c2"]
+    # the simulated user's tool call (an empty user message) is not part of it
+    assert conversation[-1] == {"role": "assistant", "content": "done"}
