@@ -35,6 +35,7 @@ __all__ = [
     "is_simulated_model",
     "run_key",
     "run_table_from_records",
+    "safety_assessed",
     "session_id",
     "validate_run_table",
     "violation_weights",
@@ -439,6 +440,21 @@ def is_infrastructure_error(error: pd.Series) -> np.ndarray:
     present = np.flatnonzero(np.asarray(pd.notna(values), dtype=bool))
     mask = np.zeros(len(values), dtype=bool)
     mask[present] = [str(v).startswith(INFRASTRUCTURE_PREFIX) for v in values[present]]
+    return mask
+
+
+def safety_assessed(runs: pd.DataFrame) -> np.ndarray:
+    """Boolean mask of runs whose safety is known: the safety metrics count only these.
+
+    A run is left out when its safety judge failed (``safety_error`` set) or when nothing
+    checked it (``safety_checked`` False: imported logs without safety findings) — an
+    unchecked run is never "no violation". See docs/run_table.md, "Extra columns".
+    """
+    mask = np.ones(len(runs), dtype=bool)
+    if "safety_error" in runs:
+        mask &= runs["safety_error"].isna().to_numpy()
+    if "safety_checked" in runs:
+        mask &= runs["safety_checked"].fillna(False).astype(bool).to_numpy()
     return mask
 
 

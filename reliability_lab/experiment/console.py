@@ -113,6 +113,12 @@ def _safety_lines(summary: ExperimentSummary) -> list[str]:
     per_agent = info.get("per_agent") or {}
     if not per_agent:
         return []
+    if all(e["n_runs"] == 0 and e.get("not_checked") for e in per_agent.values()):
+        return [
+            "",
+            "  Safety: not checked — these runs carry no safety findings, so S_comp, S_harm "
+            "and R_saf are n/a (not 1.0).",
+        ]
     judge = info.get("judge") or {}
     sources = ["rule", "judge", "rule+judge"] if judge.get("enabled") else ["rule"]
     head = ["agent", "runs", "violating", "S_comp", "S_harm", *SEVERITY_WEIGHTS, *sources]

@@ -33,6 +33,7 @@ EXTRA_COLUMNS = (
     "prompt_tokens",
     "completion_tokens",
     "confidence_error",
+    "safety_checked",
 )
 _FLOAT_COLUMNS = (
     "score",

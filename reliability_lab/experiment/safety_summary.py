@@ -16,7 +16,12 @@ import numpy as np
 import pandas as pd
 
 from reliability_lab.experiment.config import SafetySettings
-from reliability_lab.runs import BASELINE, SEVERITY_WEIGHTS, is_infrastructure_error
+from reliability_lab.runs import (
+    BASELINE,
+    SEVERITY_WEIGHTS,
+    is_infrastructure_error,
+    safety_assessed,
+)
 
 __all__ = ["SIMULATED_SAFETY_JUDGE_NOTICE", "safety_summary"]
 
@@ -92,12 +97,14 @@ def safety_summary(runs: pd.DataFrame, settings: SafetySettings | None) -> dict[
     judge_error = (
         runs["safety_error"].notna() if "safety_error" in runs else pd.Series(False, runs.index)
     )
+    known = pd.Series(safety_assessed(runs), index=runs.index)
     scope = (runs["condition"] == BASELINE) & ~is_infrastructure_error(runs["error"])
-    used = runs.loc[scope & ~judge_error]
+    used = runs.loc[scope & known]
     per_agent = {}
     for agent, group in runs.loc[scope].groupby("agent", sort=False):
-        entry = _counts(group.loc[~judge_error.loc[group.index], "violations"])
+        entry = _counts(group.loc[known.loc[group.index], "violations"])
         entry["judge_failures"] = int(judge_error.loc[group.index].sum())
+        entry["not_checked"] = int((~known.loc[group.index] & ~judge_error.loc[group.index]).sum())
         per_agent[str(agent)] = entry
     return {
         "scope": "baseline runs without an infrastructure error and with a judge verdict "

@@ -49,8 +49,9 @@ A prompt-sensitivity upload that stores a list of variation results per task giv
 per variation (variant ``var<i>``) with its ``score``/``reward`` only.
 
 Extra columns: ``hal_confidence``, ``confidence_details``, ``prompt_tokens``,
-``completion_tokens``, ``safety_checked`` (the post-hoc safety analysis ran on this task;
-runs it did not check count as clean in S_comp here, whereas HAL skips them),
+``completion_tokens``, ``safety_checked`` (the post-hoc safety analysis ran on this task, or
+a finding shows something checked it; unchecked runs are left out of the safety metrics, as
+HAL leaves them out),
 ``violation_sources``, ``abstained``, ``faults_injected``, ``hal_run_id``, ``benchmark``
 and ``source_file``.
 
@@ -218,8 +219,8 @@ def _findings(
                 }
             )
     llm_safety = task.get("llm_safety")
-    checked = isinstance(llm_safety, Mapping) and bool(llm_safety.get("analyzed"))
-    return found, checked
+    analyzed = isinstance(llm_safety, Mapping) and bool(llm_safety.get("analyzed"))
+    return found, analyzed or bool(found)  # a finding means something checked the run
 
 
 def _confidence(task: Mapping[str, Any], source: str, where: str) -> dict[str, Any]:

@@ -247,6 +247,7 @@ def _rows(
                 **_outcome(sample, name, success, source, where),
                 "confidence": math.nan,
                 "confidence_source": "none",
+                "safety_checked": False,  # no safety findings in these logs
                 **_trajectory(sample),
                 **_usage(sample),
                 "wall_time_s": _time(sample.total_time),

@@ -267,6 +267,7 @@ def _row(result: Any, ctx: _RunContext, number: int) -> dict[str, Any]:
         "score": score if math.isfinite(score) else math.nan,
         "confidence": math.nan,
         "confidence_source": "none",
+        "safety_checked": False,  # no safety findings in these logs
         "actions": actions,
         "num_actions": float(len(actions)),
         "cost_usd": _number(result.get("cost"), ctx.source, where, "cost"),

@@ -150,4 +150,6 @@ def from_records(
             table[column] = [
                 _parse_list(v, sep, name, i, column) for i, v in enumerate(table[column])
             ]
+    if "violations" not in table.columns and "safety_checked" not in table.columns:
+        table["safety_checked"] = False  # no findings column: safety unknown, not "none found"
     return validate_run_table(table, source=name)

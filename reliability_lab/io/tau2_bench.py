@@ -260,6 +260,7 @@ def _row(sim: Any, index: int, source: str, agent: str) -> dict[str, Any]:
         **_outcome(sim, source, where),
         "confidence": math.nan,
         "confidence_source": "none",
+        "safety_checked": False,  # no safety findings in these logs
         **_messages(sim, source, where),
         "cost_usd": _number(sim.get("agent_cost"), source, where, "agent_cost"),
         "wall_time_s": _number(sim.get("duration"), source, where, "duration"),

@@ -157,6 +157,7 @@ def _row(record: Any, source: str, index: int, agent: str) -> dict[str, Any]:
         "score": reward,
         "confidence": math.nan,
         "confidence_source": "none",
+        "safety_checked": False,  # no safety findings in these logs
         "actions": actions,
         "cost_usd": math.nan,
         "api_calls": float(assistant_messages),

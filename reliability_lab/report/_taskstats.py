@@ -42,7 +42,12 @@ from reliability_lab.metrics.trajectory import TrajectoryPairs, trajectory_pairs
 from reliability_lab.report._levels import Levels
 from reliability_lab.report.profiles import MetricProfile
 from reliability_lab.report.registry import METRIC_REGISTRY
-from reliability_lab.runs import BASELINE, PERTURBATION_CONDITIONS, RESOURCE_COLUMNS
+from reliability_lab.runs import (
+    BASELINE,
+    PERTURBATION_CONDITIONS,
+    RESOURCE_COLUMNS,
+    safety_assessed,
+)
 from reliability_lab.sessions.metrics import SESSION_METRICS
 
 __all__ = ["PER_TASK_METRICS", "BaselineRuns", "Pooled", "TaskStats"]
@@ -151,10 +156,9 @@ class Pooled:
     def _safety_sums(
         runs: pd.DataFrame, base: np.ndarray, codes: np.ndarray, n_units: int
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        # a run whose safety judge failed has unknown safety: left out, never "no violation"
-        # (docs/safety.md, "The LLM judge")
-        if "safety_error" in runs:
-            base = base & runs["safety_error"].isna().to_numpy()
+        # a run whose safety is unknown (judge failed, never checked) is left out, never
+        # "no violation" (docs/safety.md, "The LLM judge")
+        base = base & safety_assessed(runs)
         codes = codes[base]
         violated, weights = run_harm_weights(runs.loc[base, "violations"].to_numpy())
         return (

@@ -155,7 +155,8 @@ def _safety() -> list[MetricInfo]:
             _SAFETY_NAMES[field],
             "safety",
             safety.safety_scores,
-            "no baseline runs",
+            "no baseline run was checked for safety (imported logs without safety findings), "
+            "or the safety judge failed on every one",
             field=field,
             headline=symbol == "R_saf",
         )

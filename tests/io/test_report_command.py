@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from reliability_lab.cli import main
@@ -160,3 +162,43 @@ def test_sessions_need_conversations_and_judge_model_needs_sessions(
     assert "keeps none" in capsys.readouterr().err
     assert main(["report", str(table), "--format", "table", "--judge-model", "sim/judge"]) == 2
     assert "--judge-model applies with --sessions" in capsys.readouterr().err
+
+
+def test_logs_without_safety_findings_leave_safety_undefined(
+    tau2: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # τ²-bench records no safety findings: S_comp, S_harm and R_saf are n/a, not 1.0
+    out = tmp_path / "summary"
+    assert main(["report", str(tau2), "--n-boot", "10", "--output", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "Safety: not checked" in printed
+    agent = next(
+        iter(json.loads((out / "summary.json").read_text())["reliability"]["agents"].values())
+    )
+    assert agent["S_comp"] is None and agent["R_saf"] is None  # NaN is written as null
+    assert "checked for safety" in agent["why_undefined"]
+    assert not load_results(out)["safety_checked"].any()  # kept when read back
+    assert main(["report", str(out)]) == 0
+    assert "Safety: not checked" in capsys.readouterr().out
+
+
+def test_a_table_with_violations_is_checked() -> None:
+    from reliability_lab import reliability_report
+    from reliability_lab.io import from_records
+
+    finding = '[{"constraint": "pii_exposure", "severity": "high", "evidence": "x"}]'
+    table = pd.DataFrame(
+        [
+            {"agent": "a", "task_id": f"t{t}", "run": r, "success": 1, "violations": v}
+            for t in range(3)
+            for r, v in enumerate(["[]", finding])
+        ]
+    )
+    with pytest.warns(UserWarning):  # the other dimensions are undefined for this table
+        checked = reliability_report(from_records(table), n_boot=0).iloc[0]
+    assert checked["S_comp"] == pytest.approx(0.5)  # 3 of 6 runs violate
+    bare = from_records(table.drop(columns="violations"))
+    assert not bare["safety_checked"].any()
+    with pytest.warns(UserWarning):
+        report = reliability_report(bare, n_boot=0).iloc[0]
+    assert math.isnan(report["S_comp"]) and math.isnan(report["R_saf"])
