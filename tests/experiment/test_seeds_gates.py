@@ -148,3 +148,23 @@ def test_gate_metrics_come_from_the_registry() -> None:
     for name in REPORT_METRICS:
         assert {name, f"{name}_lo", f"{name}_hi"} <= set(GATE_METRICS), name
     assert "agent_reliability" in GATE_METRICS and "coherence" not in GATE_METRICS
+
+
+def test_per_repetition_accuracy_gate_uses_the_baseline_runs_like_the_aggregate() -> None:
+    # repetition 1: baseline 2 of 2 succeed, the fault condition 0 of 2 — the pooled rate over
+    # all conditions is 0.5, the baseline accuracy (what the report and the aggregate gate use) 1.0
+    import pandas as pd
+
+    from reliability_lab.experiment.summary import _run_index_metrics
+    from reliability_lab.runs import validate_run_table
+
+    rows = [
+        {"agent": "a", "task_id": t, "condition": c, "variant": v, "run": 0, "success": s}
+        for t in ("t1", "t2")
+        for c, v, s in (("baseline", "", True), ("fault", "p=0.5", False))
+    ]
+    runs = validate_run_table(pd.DataFrame(rows), source="test")
+    (entry,) = _run_index_metrics(runs, [_gate("accuracy >= 0.9")], {"a": "m"})
+    assert entry["accuracy"] == 0.5  # the score metric still counts every condition
+    (gate,) = entry["gates"]
+    assert gate["passed"] and gate["value"] == 1.0
