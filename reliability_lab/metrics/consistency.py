@@ -164,19 +164,40 @@ class _Moments:
 
     def cv_without_each(self) -> np.ndarray:
         """Per entry: the group's CV with one copy of that entry left out (its own CV for an
-        entry that did not record the variable). Closed-form downdates, no loop over runs."""
+        entry that did not record the variable). Closed-form downdates, no loop over runs —
+        except where a downdate cancels most digits (one value dominating its group): those
+        entries' moments are computed again from the remaining values."""
         g = self.groups.codes
         n, mean, x = self.n[g], self.mean[g], self.x
         with np.errstate(invalid="ignore", divide="ignore"):
             n1 = n - 1.0
             mean1 = (n * mean - x) / n1
             m2_1 = np.maximum(self.m2[g] - (x - mean) ** 2 * n / n1, 0.0)
+            left = np.abs(mean1 * n1)  # the sum of the other values
+            lossy = self.present & (
+                (m2_1 < _CANCELLATION * self.m2[g]) | (left < _CANCELLATION * np.abs(x))
+            )
+        redo = np.flatnonzero(lossy & (n1 >= 1))
+        if redo.size:
+            order = np.argsort(g, kind="stable")  # each group's entries: one slice of order
+            bounds = np.searchsorted(g[order], np.arange(self.groups.n + 1))
+            for i in redo:
+                members = order[bounds[g[i]] : bounds[g[i] + 1]]
+                members = members[self.present[members] & (members != i)]
+                values = self.x[members]
+                mean1[i] = values.mean()
+                m2_1[i] = float(((values - mean1[i]) ** 2).sum())
         lo, hi = self.lo[g], self.hi[g]
         equal = (lo == hi) | (
             ((x == lo) & (self.n_lo[g] == 1) & (self.n_hi[g] == n1))
             | ((x == hi) & (self.n_hi[g] == 1) & (self.n_lo[g] == n1))
         )
         return np.where(self.present, _cv(n1, mean1, m2_1, equal), self.cv()[g])
+
+
+#: A downdate that leaves less than this share of the magnitude it started from has lost
+#: about six of the sixteen significant digits: recompute it from the values instead.
+_CANCELLATION = 1e-6
 
 
 def _cv(n: np.ndarray, mean: np.ndarray, m2: np.ndarray, equal: np.ndarray) -> np.ndarray:
