@@ -1,6 +1,6 @@
 """The simulation study of docs/statistics.md: prints its tables as Markdown.
 
-    .venv/bin/python tools/simulation_study.py            # the full study (≈ 15 min, 2 cores)
+    .venv/bin/python tools/simulation_study.py            # the full study (≈ 36 min, 2 cores)
     .venv/bin/python tools/simulation_study.py --quick    # a smoke run with few replications
 
 Agents come from :mod:`reliability_lab.simulate`; true values from closed forms (C_out, C_res,
