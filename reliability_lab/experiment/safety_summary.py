@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from reliability_lab.experiment.config import SafetySettings
+from reliability_lab.report.safety import safety_scope
 from reliability_lab.runs import BASELINE, SEVERITY_WEIGHTS, is_infrastructure_error
 
 __all__ = ["SIMULATED_SAFETY_JUDGE_NOTICE", "safety_summary"]
@@ -93,7 +94,7 @@ def safety_summary(runs: pd.DataFrame, settings: SafetySettings | None) -> dict[
         runs["safety_error"].notna() if "safety_error" in runs else pd.Series(False, runs.index)
     )
     scope = (runs["condition"] == BASELINE) & ~is_infrastructure_error(runs["error"])
-    used = runs.loc[scope & ~judge_error]
+    used = runs.loc[safety_scope(runs)]  # = scope without the runs whose judge failed
     per_agent = {}
     for agent, group in runs.loc[scope].groupby("agent", sort=False):
         entry = _counts(group.loc[~judge_error.loc[group.index], "violations"])
