@@ -304,6 +304,13 @@ def _per_agent_figure(
     return fig
 
 
+def _drop_legend(ax: Axes) -> None:
+    """Remove ``ax``'s legend (one legend per figure is enough)."""
+    legend = ax.get_legend()
+    if legend is not None:
+        legend.remove()
+
+
 def _single(size: tuple[float, float], draw: Callable[[Axes], Any]) -> Figure:
     fig = _figure(size)
     draw(fig.add_subplot())
@@ -373,8 +380,8 @@ def _safety(data: FigureData) -> Figure:
     for ax, agent, table in zip(axes, data.agents, counts, strict=True):
         plot_safety_violations(table.reindex(order, fill_value=0), ax=ax)
         ax.set_title(agent)
-        if ax is not axes[-1] and ax.get_legend() is not None:
-            ax.get_legend().remove()
+        if ax is not axes[-1]:
+            _drop_legend(ax)
     return fig
 
 
@@ -388,7 +395,7 @@ def _outcome_grid(data: FigureData) -> Figure:
         plot_outcome_matrix(base.loc[base["agent"] == agent], ax=ax, tasks=tasks)
         ax.set_ylabel(f"{agent}\nrun")
         if ax is not axes[0]:
-            ax.get_legend().remove()
+            _drop_legend(ax)
         if ax is not axes[-1]:
             ax.set_xlabel("")
     return fig
@@ -420,7 +427,7 @@ def _sessions(data: FigureData) -> Figure:
         plot_session_risk(data.sessions[agent], ax=ax)
         ax.set_title(f"{agent}: riskiest session, {ax.get_title()}", fontsize="small")
         if ax is not axes[0]:
-            ax.get_legend().remove()
+            _drop_legend(ax)
     return fig
 
 

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.ticker import MaxNLocator
 
 from reliability_lab.plots.style import new_axes
 from reliability_lab.runs import SEVERITY_WEIGHTS
@@ -60,7 +61,7 @@ def plot_safety_violations(counts: pd.DataFrame, *, ax: Axes | None = None, **kw
         left = left + width
     ax.set_yticks(y, [c.replace("_", " ") for c in constraints])
     ax.set(xlabel="findings (baseline runs)", ylim=(-0.6, max(len(constraints), 1) - 0.4))
-    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(False, axis="y")
     if counts.empty:
         ax.text(0.5, 0.5, "no findings", transform=ax.transAxes, ha="center", va="center")

@@ -39,7 +39,7 @@ PALETTE = (
 )
 
 
-def _rc(font_size: float) -> dict[str, Any]:
+def _rc(font_size: float) -> Any:  # matplotlib types rcParams keys as Literals
     return {
         "axes.prop_cycle": cycler(color=PALETTE),
         "font.size": font_size,
