@@ -49,6 +49,7 @@ from reliability_lab.plots.figure_set import (
     FigureData,
     FigureSpec,
     SavedFigures,
+    draw_figure,
     figure_data,
     save_all,
 )
@@ -96,6 +97,7 @@ __all__ = [
     "FigureSpec",
     "SavedFigures",
     "agent_colors",
+    "draw_figure",
     "figure_data",
     "metric_label",
     "paper_style",

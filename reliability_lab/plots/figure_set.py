@@ -87,7 +87,15 @@ from reliability_lab.runs import (
 )
 from reliability_lab.sessions.scoring import SessionScores
 
-__all__ = ["FIGURES", "FigureData", "FigureSpec", "SavedFigures", "figure_data", "save_all"]
+__all__ = [
+    "FIGURES",
+    "FigureData",
+    "FigureSpec",
+    "SavedFigures",
+    "draw_figure",
+    "figure_data",
+    "save_all",
+]
 
 _PANEL = (2.7, 2.4)  # inches per panel of a per-agent figure
 
@@ -582,6 +590,28 @@ FIGURES: tuple[FigureSpec, ...] = (
         ),
     ),
 )
+
+
+def draw_figure(name: str, data: FigureData) -> Figure:
+    """Draw one figure of the set (a name from :data:`FIGURES`) in the house style.
+
+    The figure is a ``matplotlib.figure.Figure`` (not registered with pyplot): show it in a
+    notebook with ``display(fig)``, save it with :func:`~reliability_lab.plots.save_figure`.
+
+    Raises
+    ------
+    ValueError
+        An unknown name (the valid ones are listed), or data that cannot support the figure
+        (the reason is given).
+    """
+    specs = {spec.name: spec for spec in FIGURES}
+    if name not in specs:
+        raise ValueError(f"figure {name!r} is not in the figure set; choose one of {list(specs)}")
+    reason = specs[name].needs(data)
+    if reason is not None:
+        raise ValueError(f"figure {name!r} cannot be drawn from {data.source}: {reason}")
+    with paper_style():
+        return specs[name].draw(data)
 
 
 @dataclass(frozen=True)
