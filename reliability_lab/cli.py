@@ -1,21 +1,34 @@
-"""Command line: ``reliability-lab run | report | validate | figures`` (docs/results.md).
+"""Command line: ``reliability-lab run | report | compare | figures | validate | repair``
+(docs/results.md).
 
 Exit status: 0 when every gate passes, 1 when a gate fails, 2 on a usage or input error
-(invalid config, unreadable results, missing file — the message goes to stderr, no traceback).
+(invalid config, unreadable results, missing file — the message goes to stderr, no traceback),
+130 after Ctrl-C and 143 after SIGTERM (finished runs are saved either way), 141 when the reader
+of the output went away (``report DIR | head``; silently).
 ``--quiet`` prints only ``✓ PASSED`` or ``✗ FAILED``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+import warnings
+from collections.abc import Iterator, Sequence
+from types import FrameType
 
 from reliability_lab.errors import ConfigError, RunTableError
 
 __all__ = ["main"]
 
 EXIT_PASSED, EXIT_FAILED, EXIT_INPUT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: 128 + the signal number, as a shell reports a process ended by SIGTERM / SIGPIPE.
+EXIT_TERMINATED, EXIT_BROKEN_PIPE = 143, 141
+#: Set when SIGTERM ended the command (the KeyboardInterrupt that follows is reported as such).
+_TERMINATED = threading.Event()
 
 
 def _positive_int(text: str) -> int:
@@ -44,6 +57,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Measure how reliably AI agents succeed (consistency, predictability, "
         "robustness, safety).",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = sub.add_parser("run", help="run (or resume) an experiment config")
     run.add_argument("config", metavar="CONFIG", help="experiment YAML file")
@@ -52,10 +66,31 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--max-concurrent", type=_positive_int, metavar="N", help="runs at once")
     run.add_argument("--runs", type=_positive_int, metavar="K", help="repetitions per task")
     run.add_argument("--seed", type=_seed, metavar="S", help="master seed")
+    run.add_argument(
+        "--no-retry-infra",
+        action="store_true",
+        help="on resume, keep runs recorded as infrastructure errors instead of executing "
+        "them again",
+    )
+    run.add_argument(
+        "--skip-preflight",
+        action="store_true",
+        help="do not check model routing and API keys before the runs start",
+    )
     _add_report_parser(sub)
+    _add_compare_parser(sub)
     validate = sub.add_parser("validate", help="check an experiment config without running it")
     validate.add_argument("config", metavar="CONFIG", help="experiment YAML file")
     _add_figures_parser(sub)
+    repair = sub.add_parser(
+        "repair",
+        help="keep one record per run in a results directory (dropped lines are audited)",
+        description="Keep one record per planned run in a results directory written by two "
+        "processes: the first record of a run that is not an infrastructure error stays; the "
+        "other records, and those of runs not in header.json's plan, move to "
+        "results.audit.jsonl; traces.jsonl is made to agree.",
+    )
+    repair.add_argument("directory", metavar="DIR", help="results directory")
     return parser
 
 
@@ -70,14 +105,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
         seed=args.seed,
         max_concurrent=args.max_concurrent,
         progress=not args.quiet,
+        retry_infra=not args.no_retry_infra,
+        preflight=not args.skip_preflight,
     )
     if args.quiet:
         print(verdict(outcome.summary))
     else:
-        if outcome.n_previous:
+        if outcome.n_previous or outcome.n_retried:
+            retried = (
+                f"retried {outcome.n_retried} infrastructure failure(s); "
+                if outcome.n_retried
+                else ""
+            )
             print(
                 f"Resumed: {outcome.n_previous} of {outcome.n_planned} runs were already "
-                f"done; executed {outcome.n_executed}.",
+                f"done; {retried}executed {outcome.n_executed}.",
             )
         print(format_summary(outcome.summary))
         print(f"\nResults written to {outcome.output_dir}")
@@ -145,6 +187,54 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return EXIT_PASSED if summary.passed else EXIT_FAILED
 
 
+def _add_compare_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    compare = sub.add_parser(
+        "compare",
+        help="what changed between two results directories; gates on the differences",
+        description="Compare the agents of two results directories (matched by label) on "
+        "their common tasks: NEW − OLD per metric with paired bootstrap intervals and "
+        "Holm-adjusted p-values (docs/statistics.md). Gates apply to the differences.",
+    )
+    compare.add_argument("old", metavar="OLD_RESULTS", help="results directory of the old version")
+    compare.add_argument("new", metavar="NEW_RESULTS", help="results directory of the new version")
+    compare.add_argument(
+        "--gate",
+        action="append",
+        metavar="GATE",
+        help='on NEW − OLD, e.g. "R >= -0.02" (repeatable)',
+    )
+    compare.add_argument(
+        "--agent",
+        action="append",
+        metavar="LABEL",
+        help="agent to compare, or OLD=NEW (repeatable)",
+    )
+    compare.add_argument("--profile", metavar="NAME", help="metric profile (default: the results')")
+    compare.add_argument(
+        "--n-boot", type=_positive_int, default=2000, metavar="B", help="paired replicates"
+    )
+    compare.add_argument("--seed", type=_seed, default=0, metavar="S", help="bootstrap seed")
+    compare.add_argument("--quiet", action="store_true", help="print only ✓ PASSED / ✗ FAILED")
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from reliability_lab.experiment.compare import compare_results, format_comparison
+    from reliability_lab.experiment.console import FAILED, PASSED
+
+    comparison = compare_results(
+        args.old,
+        args.new,
+        gates=args.gate,
+        agents=args.agent,
+        profile=args.profile,
+        n_boot=args.n_boot,
+        seed=args.seed,
+    )
+    if args.quiet:
+        print(PASSED if comparison.passed else FAILED)
+    else:
+        print(format_comparison(comparison))
+    return EXIT_PASSED if comparison.passed else EXIT_FAILED
 def _add_figures_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     figures = sub.add_parser(
         "figures",
@@ -178,11 +268,13 @@ def _cmd_figures(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from reliability_lab.experiment.config import load_config
     from reliability_lab.experiment.plan import build_plan, resolve_tasks
+    from reliability_lab.experiment.preflight import check_preflight
     from reliability_lab.runs import is_simulated_model
 
     config = load_config(args.config)
     tasks = resolve_tasks(config, source=args.config)
     plan = build_plan(config, tasks, source=args.config)
+    check_preflight(config, source=args.config)
     n_variants = sum(len(c.resolved_variants()) for c in config.conditions)
     per_task = sum(len(c.resolved_variants()) * config.condition_runs(c) for c in config.conditions)
     shape = (
@@ -202,6 +294,68 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_PASSED
 
 
+def _cmd_repair(args: argparse.Namespace) -> int:
+    from reliability_lab.experiment.repair import repair_directory
+
+    print(repair_directory(args.directory).describe())
+    return EXIT_PASSED
+
+
+@contextlib.contextmanager
+def _cli_process() -> Iterator[None]:
+    """Process-wide behaviour of the command, in place only while :func:`main` runs.
+
+    - warnings print as one line, ``reliability-lab: warning: <message>``, without the Python
+      source line the default format adds;
+    - SIGTERM (from ``kill``, a CI timeout, a container stop) ends the command exactly like
+      Ctrl-C — it is handed to the SIGINT handler in place, which inside the experiment's event
+      loop cancels the experiment cleanly — and :data:`_TERMINATED` remembers it for the
+      message. Every finished run is already saved.
+    """
+    saved_show = warnings.showwarning
+
+    def one_line(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
+        text = " ".join(str(message).split())
+        print(f"reliability-lab: warning: {text}", file=sys.stderr)
+
+    def on_sigterm(signum: int, frame: FrameType | None) -> None:
+        _TERMINATED.set()
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):
+            handler(signal.SIGINT, frame)
+        else:
+            raise KeyboardInterrupt
+
+    _TERMINATED.clear()
+    warnings.showwarning = one_line
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    saved_term = signal.signal(signal.SIGTERM, on_sigterm) if in_main_thread else None
+    try:
+        yield
+    finally:
+        warnings.showwarning = saved_show
+        if saved_term is not None:
+            signal.signal(signal.SIGTERM, saved_term)
+
+
+def _quiet_broken_pipe() -> None:
+    """The reader of stdout went away (``reliability-lab report DIR | head``): send the rest
+    of the output, and Python's final flush, to the null device instead of an error."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (captured in a test)
+        pass
+    finally:
+        os.close(devnull)
+
+
+def _version() -> str:
+    from reliability_lab import __version__
+
+    return __version__
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``reliability-lab`` command; returns the exit status."""
     args = _parser().parse_args(argv)
@@ -210,11 +364,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {
         "run": _cmd_run,
         "report": _cmd_report,
-        "validate": _cmd_validate,
+        "compare": _cmd_compare,
         "figures": _cmd_figures,
+        "validate": _cmd_validate,
+        "repair": _cmd_repair,
     }
     try:
-        return handlers[args.command](args)
+        with _cli_process():
+            return handlers[args.command](args)
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+        return EXIT_BROKEN_PIPE
     except (ConfigError, RunTableError, ExperimentError) as exc:
         print(f"reliability-lab: error: {exc}", file=sys.stderr)
         return EXIT_INPUT_ERROR
@@ -225,12 +385,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"reliability-lab: error: {exc}", file=sys.stderr)
         return EXIT_INPUT_ERROR
     except KeyboardInterrupt:
+        how = "terminated (SIGTERM)" if _TERMINATED.is_set() else "interrupted"
         print(
-            "reliability-lab: interrupted; finished runs are saved — run the same command "
+            f"reliability-lab: {how}; finished runs are saved — run the same command "
             "again to resume",
             file=sys.stderr,
         )
-        return EXIT_INTERRUPTED
+        return EXIT_TERMINATED if _TERMINATED.is_set() else EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

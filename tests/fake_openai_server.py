@@ -11,21 +11,34 @@ model               behaviour
                     schema), then a final answer; a request without tools (confidence
                     elicitation) gets ``"Confidence: 80"``
 ``always-429``      HTTP 429 rate limit on every request
-``always-500``      HTTP 500 on every request
-``always-timeout``  sleeps ``hang_s`` before answering (longer than the client timeout)
+``always-500``      HTTP 500 on every request (the message echoes the request target)
+``always-timeout``  sleeps ``hang_s`` before answering
 ``always-badjson``  HTTP 200 with a body that is not JSON
 ``always-noshape``  HTTP 200 with JSON lacking ``choices``
 ``flaky``           the first attempt of every distinct request body fails (429, 500 or a
                     malformed body, chosen by the body's hash); a retry of it succeeds
 ``mixed-500``       permanent 500 for request bodies whose hash is divisible by 4, else
                     scripted like ``fake-model``
+``always-hang``     never answers until the server stops: a client timeout always fires,
+                    however slow the machine
+``always-401``      HTTP 401 (invalid API key; echoes the request target) on every request
+``confidence-500``  scripted like ``fake-model``, but HTTP 500 for the confidence question
+                    (a user message after the agent's final answer)
 ==================  ==========================================================================
 
-Every response is delayed by ``latency_s``. A test may instead *script* the replies: while
+Every response is delayed by ``latency_s``. :meth:`FakeOpenAIServer.pause` holds every request
+that arrives from then on (none is answered) until :meth:`~FakeOpenAIServer.resume`
+(``hold_after=n`` holds every request after the first ``n`` the same way), and
+:meth:`~FakeOpenAIServer.wait_for_held` waits until a given number are held — so a test can
+act while runs are provably in flight, without racing the machine's speed. Stopping the server
+releases held requests.
+
+A test may instead *script* the replies: while
 :attr:`FakeOpenAIServer.script` is non-empty, each request takes its next action (the last one
 repeats) whatever the model: ``("ok", body)`` (build bodies with :func:`chat_body`),
-``("status", code)``, ``("malformed", None)`` or ``("sleep", seconds)``. Every request body and
-its headers are recorded (:attr:`~FakeOpenAIServer.requests`, :attr:`~FakeOpenAIServer.headers`).
+``("status", code)``, ``("malformed", None)``, ``("sleep", seconds)`` or ``("hang", None)``
+(no answer until the server stops). Every request body and its headers are recorded
+(:attr:`~FakeOpenAIServer.requests`, :attr:`~FakeOpenAIServer.headers`).
 
 Run as a script for benchmarks::
 
@@ -153,6 +166,8 @@ class FakeOpenAIServer:
         (default :func:`scripted_reply`).
     port : int
         0 picks a free port.
+    hold_after : int, optional
+        Answer only the first ``hold_after`` requests; hold the others until :meth:`resume`.
     """
 
     def __init__(
@@ -162,6 +177,7 @@ class FakeOpenAIServer:
         hang_s: float = 5.0,
         responder: Responder | None = None,
         port: int = 0,
+        hold_after: int | None = None,
     ) -> None:
         self.latency_s = latency_s
         self.hang_s = hang_s
@@ -173,6 +189,11 @@ class FakeOpenAIServer:
         self.headers: list[dict[str, str]] = []
         self._attempts: Counter[str] = Counter()
         self._lock = threading.Lock()
+        self._paused = False
+        self._stopping = threading.Event()  # set by stop(): hanging requests give up
+        self._held = 0
+        self.hold_after = hold_after
+        self._held_changed = threading.Condition(self._lock)
         self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -189,9 +210,51 @@ class FakeOpenAIServer:
         return self
 
     def stop(self) -> None:
-        """Stop serving and close the socket."""
+        """Release held and hanging requests, stop serving and close the socket."""
+        self._stopping.set()
+        with self._held_changed:
+            self._held_changed.notify_all()
         self._server.shutdown()
         self._server.server_close()
+
+    def pause(self) -> None:
+        """Hold every request that arrives from now on until :meth:`resume`."""
+        with self._held_changed:
+            self._paused = True
+
+    def resume(self) -> None:
+        """Answer the held requests and stop holding new ones (``hold_after`` is cleared)."""
+        with self._held_changed:
+            self._paused = False
+            self.hold_after = None
+            self._held_changed.notify_all()
+
+    def wait_for_held(self, n: int, timeout_s: float = 120.0) -> None:
+        """Block until at least ``n`` requests are held by :meth:`pause`.
+
+        Raises
+        ------
+        TimeoutError
+            Fewer were held after ``timeout_s`` (a generous bound: the test is broken, not slow).
+        """
+        with self._held_changed:
+            if not self._held_changed.wait_for(lambda: self._held >= n, timeout=timeout_s):
+                raise TimeoutError(f"only {self._held} of {n} requests arrived")
+
+    def _must_hold(self, number: int) -> bool:
+        limit = self.hold_after
+        over = limit is not None and number > limit
+        return not self._stopping.is_set() and (self._paused or over)
+
+    def _hold(self, number: int) -> None:
+        """Wait while paused, or while request ``number`` (1-based) is after ``hold_after``."""
+        with self._held_changed:
+            if not self._must_hold(number):
+                return
+            self._held += 1
+            self._held_changed.notify_all()
+            self._held_changed.wait_for(lambda: not self._must_hold(number))
+            self._held -= 1
 
     def __enter__(self) -> FakeOpenAIServer:
         return self.start()
@@ -216,6 +279,8 @@ class FakeOpenAIServer:
             "always-429": "429",
             "always-500": "500",
             "always-timeout": "hang",
+            "always-hang": "forever",
+            "always-401": "401",
             "always-badjson": "badjson",
             "always-noshape": "noshape",
         }
@@ -226,6 +291,13 @@ class FakeOpenAIServer:
         if model == "mixed-500" and int(body_hash, 16) % 4 == 0:
             return "500"
         return "ok"
+
+    @staticmethod
+    def _asks_confidence(body: dict[str, Any]) -> bool:
+        """A user message after an assistant message: the post-run confidence question."""
+        messages = body.get("messages") or []
+        roles = [m.get("role") for m in messages]
+        return bool(roles) and roles[-1] == "user" and "assistant" in roles
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -263,6 +335,8 @@ class FakeOpenAIServer:
                 elif kind == "sleep":
                     time.sleep(arg)
                     self._send(200, json.dumps(chat_body()).encode())
+                elif kind == "hang":
+                    server._stopping.wait()
                 else:
                     raise ValueError(f"unknown scripted action {kind!r}")
 
@@ -279,9 +353,12 @@ class FakeOpenAIServer:
                 except ValueError:
                     self._error(400, "invalid_request_error", "request body is not JSON")
                     return
-                with server._lock:
+                with server._held_changed:
                     server.requests.append(body)
                     server.headers.append(dict(self.headers))
+                    number = len(server.requests)
+                    server._held_changed.notify_all()
+                server._hold(number)
                 action = server._next_action()
                 if action is not None:
                     self._scripted(*action)
@@ -289,17 +366,24 @@ class FakeOpenAIServer:
                 model = str(body.get("model", ""))
                 body_hash = hashlib.sha256(raw).hexdigest()
                 outcome = server._decide(model, body_hash)
+                if model == "confidence-500" and server._asks_confidence(body):
+                    outcome = "500"
                 with server._lock:
                     server.counts[outcome] += 1
                     server.counts["requests"] += 1
                 if outcome == "hang":
                     time.sleep(server.hang_s)
+                elif outcome == "forever":
+                    server._stopping.wait()
+                    return
                 elif server.latency_s > 0:
                     time.sleep(server.latency_s)
                 if outcome == "429":
                     self._error(429, "rate_limit_error", "Rate limit reached, slow down")
-                elif outcome == "500":
-                    self._error(500, "server_error", "The server had an error")
+                elif outcome == "500":  # echoes the request target, as some providers do
+                    self._error(500, "server_error", f"The server had an error ({self.path})")
+                elif outcome == "401":
+                    self._error(401, "invalid_request_error", f"Incorrect API key ({self.path})")
                 elif outcome == "badjson":
                     self._send(200, b'{"id": "x", "choices": [ this is not json')
                 elif outcome == "noshape":

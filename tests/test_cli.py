@@ -47,7 +47,7 @@ def test_validate_reports_config_errors_on_stderr(
     assert main(["validate", str(cfg)]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert f"{cfg}: agents[0].model: Field required" in captured.err
+    assert f"{cfg}: line 2: agents[0].model: Field required" in captured.err
     assert "Traceback" not in captured.err
 
 
@@ -181,7 +181,7 @@ def test_console_script_entry_point(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=600,
     )
     assert (proc.returncode, proc.stdout) == (0, "✓ PASSED\n"), proc.stderr
     for path in (tmp_path / "o").rglob("*"):

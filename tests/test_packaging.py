@@ -101,7 +101,31 @@ def test_import_loads_neither_litellm_nor_matplotlib(module: str) -> None:
         "if m.split('.')[0] in ('litellm', 'matplotlib'))))\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=ROOT
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=600, cwd=ROOT
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+#: Packages only the tests need; a plain `pip install` must not pull them.
+_TEST_ONLY = {"pytest", "pytest-xdist", "hypothesis", "nbval", "ruff", "mypy"}
+
+
+def test_test_tools_are_an_extra_not_a_runtime_dependency() -> None:
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    runtime = set(_pyproject_deps())
+    assert not runtime & _TEST_ONLY, sorted(runtime & _TEST_ONLY)
+    dev = {_normalise(r)[0] for r in data["project"]["optional-dependencies"]["dev"]}
+    assert _TEST_ONLY <= dev  # `make test` installs them with the [dev] extra
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r'pip install .*-e "\.\[dev[,\]]', makefile)  # both README commands
+
+
+def test_the_package_never_imports_a_test_tool() -> None:
+    pattern = re.compile(r"^\s*(?:import|from)\s+(pytest|nbval|hypothesis)\b", re.M)
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "reliability_lab").rglob("*.py"))
+        if pattern.search(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []

@@ -106,9 +106,11 @@ async def _elicit(
     tools: list[dict[str, Any]],
     meter: _Meter,
     messages: list[dict[str, Any]],
-) -> tuple[float, str, str | None]:
+) -> tuple[float, str, str | None, str | None]:
+    """``(confidence, source, raw reply, error)``; ``error`` is ``<category>: <cause>`` when
+    the question itself failed (the run's outcome stands: it is not an infrastructure error)."""
     if not spec.elicit_confidence:
-        return math.nan, "none", None
+        return math.nan, "none", None, None
     ask = [*messages, {"role": "user", "content": CONFIDENCE_QUESTION}]
     params = {"seed": spec.seed, **spec.params}
     try:
@@ -119,12 +121,12 @@ async def _elicit(
             cache_key_extra=spec.identity + "|confidence",
             **params,
         )
-    except LLMCallError:
-        return math.nan, "fallback", None
+    except LLMCallError as exc:
+        return math.nan, "fallback", None, f"{exc.category}: {exc}"
     meter.add(completion)
     raw = completion.message.get("content")
     value = parse_confidence(raw)
-    return value, ("fallback" if math.isnan(value) else "elicited"), raw
+    return value, ("fallback" if math.isnan(value) else "elicited"), raw, None
 
 
 def _judge(
@@ -152,7 +154,8 @@ async def execute_run(spec: RunSpec, llm: LLMClient) -> RunResult:
     Provider failures never raise: after :class:`LLMCallError` the result has
     ``success=False``, ``score=NaN`` and ``error="infrastructure: <category>: <cause>"``.
     A failed or unparseable confidence reply gives ``confidence=NaN`` with
-    ``confidence_source="fallback"``.
+    ``confidence_source="fallback"``; a failed confidence *call* also records why in
+    ``confidence_error`` (``<category>: <cause>``) — the run itself keeps its outcome.
 
     The run's condition is applied by the perturbation its registered factory builds
     (:func:`~reliability_lab.perturbations.build_perturbation`): it may reword the instruction,
@@ -194,14 +197,16 @@ async def execute_run(spec: RunSpec, llm: LLMClient) -> RunResult:
     meter = _Meter()
     score: float = math.nan
     violations: list[dict[str, Any]] = []
-    confidence, source, raw = math.nan, "none", None
+    confidence, source, raw, confidence_error = math.nan, "none", None, None
     try:
         await _agent_loop(spec, llm, episode, tools, meter, state, perturbation)
     except LLMCallError as exc:
         state.error = f"infrastructure: {exc.category}: {exc}"
     if state.error is None or state.error.startswith("agent:"):
         score, violations, checker_error = _judge(episode, state.final, state.messages)
-        confidence, source, raw = await _elicit(spec, llm, tools, meter, state.messages)
+        confidence, source, raw, confidence_error = await _elicit(
+            spec, llm, tools, meter, state.messages
+        )
         state.error = checker_error or state.error
     success = state.error is None and score >= spec.pass_threshold
     return RunResult(
@@ -233,6 +238,7 @@ async def execute_run(spec: RunSpec, llm: LLMClient) -> RunResult:
         completion_tokens=meter.completion_tokens,
         final_answer=state.final,
         confidence_raw=raw,
+        confidence_error=confidence_error,
         trajectory=state.messages,
         perturbation=perturbation.record(),
     )

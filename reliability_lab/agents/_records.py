@@ -179,6 +179,10 @@ class RunResult(BaseModel):
     """The agent's final reply to the user; None if it never gave one."""
     confidence_raw: str | None = None
     """Raw reply to the confidence question."""
+    confidence_error: str | None = None
+    """Why the confidence question failed, ``<category>: <cause>`` (an LLM error category such
+    as ``timeout``); None when it was answered or not asked. The run is not an infrastructure
+    error because of it: its outcome is known, only its confidence is missing (``fallback``)."""
     trajectory: list[dict[str, Any]] = []
     """Full OpenAI-format conversation (system, user, assistant, tool messages)."""
     session: SessionScores | None = None

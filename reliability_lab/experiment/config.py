@@ -7,16 +7,27 @@ The format is documented in ``experiments/README.md``.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from reliability_lab._secrets import find_secret, redact
 from reliability_lab.errors import ConfigError
+from reliability_lab.experiment._yaml import Path_, field_path, line_of, load_yaml
+from reliability_lab.experiment.adaptive import AdaptiveSettings, check_adaptive
 from reliability_lab.experiment.gates import GateConfig
 from reliability_lab.perturbations import get_condition
 from reliability_lab.runs import is_simulated_model
@@ -25,6 +36,7 @@ from reliability_lab.sessions.scoring import HASHING_EMBEDDER
 
 __all__ = [
     "CONFIG_VERSION",
+    "AdaptiveSettings",
     "AgentConfig",
     "ConditionConfig",
     "EnvironmentConfig",
@@ -43,6 +55,23 @@ CONFIG_VERSION = 1
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _refuse_bool(kind: str) -> Any:
+    """A before-validator: ``true``/``false`` are not numbers (pydantic would read 1/0)."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, bool):
+            raise ValueError(f"expected {kind}, not a boolean")
+        return value
+
+    return BeforeValidator(check)
+
+
+#: An integer setting; a YAML boolean is an error, not 1 or 0.
+Int = Annotated[int, _refuse_bool("an integer")]
+#: A real-number setting; a YAML boolean is an error, not 1.0 or 0.0.
+Float = Annotated[float, _refuse_bool("a number")]
 
 
 def _reject_secrets(value: Any) -> None:
@@ -68,9 +97,9 @@ class AgentConfig(_Model):
     Never an API key: keys come from the environment."""
     elicit_confidence: bool = True
     """Ask the model for its confidence (0–100) after each run."""
-    pass_threshold: float = Field(default=1.0, ge=0.0, le=1.0)
+    pass_threshold: Float = Field(default=1.0, ge=0.0, le=1.0)
     """A run succeeds when its score is at least this value."""
-    max_steps: int | None = Field(default=None, ge=1)
+    max_steps: Int | None = Field(default=None, ge=1)
     """Per-agent override of the experiment's ``max_steps``."""
     description: str = ""
     """Free text shown in reports."""
@@ -89,7 +118,7 @@ class EnvironmentConfig(_Model):
     """Registered environment name (see ``reliability_lab.envs.list_environments()``)."""
     tasks: str | list[str] = "all"
     """``all`` or an explicit list of task ids."""
-    limit: int | None = Field(default=None, ge=1)
+    limit: Int | None = Field(default=None, ge=1)
     """Keep only the first ``limit`` selected tasks (in the environment's order)."""
 
     @field_validator("tasks", mode="before")
@@ -161,23 +190,25 @@ class ConditionConfig(_Model):
 class LLMSettings(_Model):
     """Retry, backoff and timeout settings of the shared LLM client."""
 
-    max_retries: int = Field(default=4, ge=0)
+    max_retries: Int = Field(default=4, ge=0)
     """Retries after a rate limit, timeout, connection error or 5xx."""
-    backoff_base_s: float = Field(default=0.5, gt=0)
+    backoff_base_s: Float = Field(default=0.5, gt=0)
     """First backoff delay in seconds (doubles per retry, with jitter)."""
-    backoff_max_s: float = Field(default=8.0, gt=0)
+    backoff_max_s: Float = Field(default=8.0, gt=0)
     """Upper bound of a backoff delay."""
-    timeout_s: float = Field(default=60.0, gt=0)
+    timeout_s: Float = Field(default=60.0, gt=0)
     """Per-call timeout in seconds."""
 
 
 class ReportSettings(_Model):
     """Settings of the reliability report in ``summary.json`` and on the console."""
 
-    n_boot: int = Field(default=1000, ge=1)
+    n_boot: Int = Field(default=1000, ge=1)
     """Bootstrap resamples (over tasks) for the confidence intervals."""
-    confidence_level: float = Field(default=0.95, gt=0, lt=1)
+    confidence_level: Float = Field(default=0.95, gt=0, lt=1)
     """Coverage of the confidence intervals."""
+    bootstrap: Literal["tasks", "two-level"] = "tasks"
+    """``tasks`` resamples tasks; ``two-level`` also the runs of each task (docs/statistics.md)."""
 
 
 class SessionSettings(_Model):
@@ -234,7 +265,7 @@ class SafetySettings(_Model):
     """litellm model string of the judge; ``sim/judge`` is the offline simulated judge."""
     judge_params: dict[str, Any] = Field(default_factory=dict)
     """Extra completion parameters for the judge (temperature, api_base, ...); never a key."""
-    max_invalid_retries: int = Field(default=2, ge=0)
+    max_invalid_retries: Int = Field(default=2, ge=0)
     """Re-asks after a reply that does not match the judge's schema, before the judge fails."""
     conditions: list[str] = Field(default_factory=lambda: ["baseline"], min_length=1)
     """Conditions whose runs the judge audits; default the baseline runs, the ones safety is
@@ -265,20 +296,21 @@ class ExperimentConfig(_Model):
     """Suite name (letters, digits, ``_.-``); default output directory ``results/<name>``."""
     description: str = ""
     """Free text."""
-    seed: int = Field(default=0, ge=0)
+    seed: Int = Field(default=0, ge=0)
     """Master seed; every run's seed is derived from it and stored with the run."""
-    runs: int = Field(default=5, ge=1)
+    runs: Int = Field(default=5, ge=1)
     """K, the repetitions of every (agent, task, condition, variant)."""
-    max_concurrent: int = Field(default=8, ge=1)
+    max_concurrent: Int = Field(default=8, ge=1)
     """Runs executing at the same time."""
-    max_steps: int = Field(default=15, ge=1)
+    max_steps: Int = Field(default=15, ge=1)
     """Agent steps (LLM calls in the tool loop) before a run is stopped as failed."""
     cache: bool = True
     """Cache LLM responses in ``<output>/cache`` so a rerun is free and identical."""
     output: str | None = None
     """Output directory; default ``results/<name>`` (relative to the working directory)."""
     profile: str = "default"
-    """Metric profile: ``default`` or ``preprint`` (docs/methodology.md, "Profiles")."""
+    """Metric profile of the reliability report: ``default``, ``preprint`` or ``unbiased``
+    (docs/methodology.md, docs/statistics.md)."""
     environment: EnvironmentConfig = Field(default_factory=EnvironmentConfig)
     """Environment and task selection."""
     conditions: list[ConditionConfig] = Field(
@@ -297,6 +329,9 @@ class ExperimentConfig(_Model):
     """PandaProbe session metrics per run (judge, embedder, signal weights)."""
     safety: SafetySettings = Field(default_factory=SafetySettings)
     """Safety assessment per run (the optional LLM safety judge)."""
+    adaptive: AdaptiveSettings | None = None
+    """Extra baseline runs after the initial K where outcomes are most uncertain, until a
+    metric's interval is narrow enough (``reliability_lab.experiment.adaptive``)."""
 
     @field_validator("profile")
     @classmethod
@@ -319,6 +354,7 @@ class ExperimentConfig(_Model):
             raise ValueError(f"conditions: duplicate names {dup}")
         if not self.conditions:
             raise ValueError("conditions: at least one condition is required")
+        check_adaptive(self)
         unknown = sorted(set(self.safety.conditions) - set(names))
         if self.safety.judge and unknown:
             raise ValueError(
@@ -350,56 +386,62 @@ class ExperimentConfig(_Model):
         return agent.max_steps if agent.max_steps is not None else self.max_steps
 
 
-def _loc_to_path(loc: tuple[int | str, ...]) -> str:
-    path = ""
-    for part in loc:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        else:
-            path += f".{part}" if path else str(part)
-    return path or "<top level>"
+def format_validation_error(
+    exc: ValidationError, source: str, lines: Mapping[Path_, int] | None = None
+) -> str:
+    """One line per problem: ``source: [line N: ]field.path: message (got value)``.
 
-
-def format_validation_error(exc: ValidationError, source: str) -> str:
-    """One line per problem: ``source: field.path: message (got value)``."""
-    lines = []
+    ``lines`` maps field paths to the line they were written on (from the YAML file); the
+    problems are then listed in file order.
+    """
+    out: list[tuple[float, str]] = []
     for err in exc.errors():
         # drop pydantic's validator/union tags such as "function-before[...]" or "list[str]"
         loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and "[" in p))
         message = err["msg"].removeprefix("Value error, ")
         if not loc:  # whole-config checks put the field path in the message itself
-            lines.append(f"{source}: {message}")
+            out.append((math.inf, f"{source}: {message}"))
             continue
         got = ""
         if err["type"] not in ("missing", "extra_forbidden") and "input" in err:
             shown = repr(redact(err["input"]))
             got = f" (got {shown[:80]}{'...' if len(shown) > 80 else ''})"
-        lines.append(f"{source}: {_loc_to_path(loc)}: {message}{got}")
-    return "\n".join(lines)
+        line = line_of(lines or {}, loc)
+        where = f"line {line}: " if line is not None else ""
+        out.append((line or math.inf, f"{source}: {where}{field_path(loc)}: {message}{got}"))
+    return "\n".join(text for _, text in sorted(out, key=lambda item: item[0]))
 
 
 def parse_config(
-    data: Any, *, source: str = "config", overrides: Mapping[str, Any] | None = None
+    data: Any,
+    *,
+    source: str = "config",
+    overrides: Mapping[str, Any] | None = None,
+    lines: Mapping[Path_, int] | None = None,
 ) -> ExperimentConfig:
     """Validate a config mapping (e.g. parsed YAML), applying top-level ``overrides``.
+
+    ``lines`` (field path → line in ``source``) lets error messages name the line.
 
     Raises
     ------
     ConfigError
-        The message names ``source``, each bad field's path and its value.
+        The message names ``source``, each bad field's path (and line) and its value.
     """
     if not isinstance(data, Mapping):
         raise ConfigError(
             f"{source}: <top level>: expected a mapping of settings, got {type(data).__name__}"
         )
     merged = dict(data)
+    given = dict(lines or {})
     for key, value in (overrides or {}).items():
         if value is not None:
             merged[key] = value
+            given = {loc: n for loc, n in given.items() if loc[:1] != (key,)}  # not from the file
     try:
         return ExperimentConfig.model_validate(merged)
     except ValidationError as exc:
-        raise ConfigError(format_validation_error(exc, source)) from None
+        raise ConfigError(format_validation_error(exc, source, given)) from None
 
 
 def load_config(
@@ -418,7 +460,8 @@ def load_config(
     Raises
     ------
     ConfigError
-        Missing/unreadable file, YAML syntax error, or invalid settings.
+        Missing/unreadable file, YAML syntax error, a key given twice, or invalid settings
+        (messages name the line of the field).
     """
     source = str(path)
     try:
@@ -428,12 +471,12 @@ def load_config(
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{source}: cannot read file: {exc}") from None
     try:
-        data = yaml.safe_load(text)
+        document = load_yaml(text, source=source)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise ConfigError(f"{source}: {where}invalid YAML: {problem}") from None
-    if data is None:
+    if document.data is None:
         raise ConfigError(f"{source}: the file is empty")
-    return parse_config(data, source=source, overrides=overrides)
+    return parse_config(document.data, source=source, overrides=overrides, lines=document.lines)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from reliability_lab.experiment.adaptive import adaptive_lines
+from reliability_lab.experiment.diagnostics import diagnostic_lines
 from reliability_lab.experiment.robustness import robustness_lines
 from reliability_lab.experiment.summary import (
     HASHING_EMBEDDER_NOTICE,
@@ -138,6 +140,18 @@ def _safety_lines(summary: ExperimentSummary) -> list[str]:
     return lines
 
 
+def _planned_text(summary: ExperimentSummary, total: int) -> str:
+    """``12 of 24 planned (12 missing: b 12)`` — or just the count for imported logs."""
+    plan = summary.content.get("plan")
+    if not plan:
+        return str(total)
+    text = f"{total} of {plan['planned']} planned"
+    if plan["missing"]:
+        by_agent = ", ".join(f"{a} {n}" for a, n in plan["missing_by_agent"].items())
+        text += f" ({plan['missing']} missing: {by_agent})"
+    return text
+
+
 def verdict(summary: ExperimentSummary) -> str:
     """``✓ PASSED`` when every gate passed (or there are none), else ``✗ FAILED``."""
     return PASSED if summary.passed else FAILED
@@ -153,7 +167,8 @@ def format_summary(summary: ExperimentSummary) -> str:
     n_tasks = summary.runs["task_id"].nunique() if len(summary.runs) else 0
     lines += [
         "",
-        f"  Total runs: {metrics['total']}  Attempted: {metrics['total_attempted']}  "
+        f"  Total runs: {_planned_text(summary, metrics['total'])}  "
+        f"Attempted: {metrics['total_attempted']}  "
         f"Infrastructure errors: {metrics['n_infra_errors']}  "
         f"(agents: {len(header.models)}, tasks: {n_tasks}, "
         f"K: {header.config.get('runs')}, profile: {header.profile})",
@@ -174,9 +189,16 @@ def format_summary(summary: ExperimentSummary) -> str:
         )
         notes += _metric_notes(agent, row)
     lines += _table(cells)
-    lines.append(f"  [brackets: {level:.0%} bootstrap CI over tasks; R_saf is not part of R]")
+    over = (
+        "tasks, then runs"
+        if summary.content["reliability"].get("bootstrap") == "two-level"
+        else "tasks"
+    )
+    lines.append(f"  [brackets: {level:.0%} bootstrap CI over {over}; R_saf is not part of R]")
     lines += notes
+    lines += diagnostic_lines(summary.content)
     lines += robustness_lines(summary.content, summary.report, list(header.models), _table)
+    lines += adaptive_lines(summary.content)
     lines += _session_lines(summary)
     lines += _safety_lines(summary)
     if summary.gates:

@@ -25,7 +25,10 @@ __all__ = [
     "GATE_METRICS",
     "GateConfig",
     "GateResult",
+    "compare",
     "evaluate_gates",
+    "normalise_op",
+    "parse_gate_text",
     "why_undefined",
 ]
 
@@ -49,6 +52,35 @@ _OP_ALIASES = {"gte": ">=", "gt": ">", "lte": "<=", "lt": "<", "eq": "==", "=": 
 _GATE_TEXT = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|==|=|>|<)\s*(\S+)\s*$")
 
 
+def parse_gate_text(text: str) -> tuple[str, str, str]:
+    """``(metric, op, value)`` of a gate written ``"METRIC OP VALUE"`` (value not yet checked).
+
+    Examples
+    --------
+    >>> parse_gate_text("R >= -0.02")
+    ('R', '>=', '-0.02')
+    """
+    match = _GATE_TEXT.match(text)
+    if match is None:
+        raise ValueError(f"cannot parse gate {text!r}; expected 'METRIC OP VALUE', e.g. 'R >= 0.7'")
+    metric, op, value = match.groups()
+    return metric, op, value
+
+
+def normalise_op(op: str) -> str:
+    """The comparison ``op`` in symbols (``gte`` → ``>=``); ValueError listing the valid ones."""
+    symbol = _OP_ALIASES.get(op, op)
+    if symbol not in _OPS:
+        valid = ", ".join([*_OPS, *_OP_ALIASES])
+        raise ValueError(f"unknown comparison {op!r}; valid: {valid}")
+    return symbol
+
+
+def compare(value: float, op: str, threshold: float) -> bool:
+    """Whether ``value op threshold`` holds (``op`` normalised)."""
+    return _OPS[op](value, threshold)
+
+
 class GateConfig(BaseModel):
     """One gate: ``metric op value`` on the aggregate of an agent's runs."""
 
@@ -69,12 +101,7 @@ class GateConfig(BaseModel):
     @classmethod
     def _parse_text(cls, data: Any) -> Any:
         if isinstance(data, str):
-            match = _GATE_TEXT.match(data)
-            if match is None:
-                raise ValueError(
-                    f"cannot parse gate {data!r}; expected 'METRIC OP VALUE', e.g. 'R >= 0.7'"
-                )
-            metric, op, value = match.groups()
+            metric, op, value = parse_gate_text(data)
             return {"metric": metric, "op": op, "value": value}
         if isinstance(data, Mapping) and "metric_key" in data:
             data = dict(data)
@@ -103,11 +130,7 @@ class GateConfig(BaseModel):
     @field_validator("op")
     @classmethod
     def _known_op(cls, value: str) -> str:
-        op = _OP_ALIASES.get(value, value)
-        if op not in _OPS:
-            valid = ", ".join([*_OPS, *_OP_ALIASES])
-            raise ValueError(f"unknown comparison {value!r}; valid: {valid}")
-        return op
+        return normalise_op(value)
 
     def describe(self) -> str:
         """Human-readable form, e.g. ``R >= 0.7``."""
@@ -176,7 +199,7 @@ def _check_one(gate: GateConfig, agent: str, metrics: Mapping[str, Any]) -> Gate
     elif math.isnan(value):
         passed, reason = False, why_undefined(gate.metric, metrics)
     else:
-        passed = _OPS[gate.op](value, gate.value)
+        passed = compare(value, gate.op, gate.value)
         reason = (
             f"{gate.metric} = {value:.4f} {'satisfies' if passed else 'violates'} {gate.describe()}"
         )

@@ -6,17 +6,28 @@ catches an unknown environment or task id before anything runs.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reliability_lab.errors import ConfigError
-from reliability_lab.experiment.config import ExperimentConfig
+from reliability_lab.errors import ConfigError, RunTableError
+from reliability_lab.experiment.config import AgentConfig, ConditionConfig, ExperimentConfig
 from reliability_lab.experiment.seeds import run_seed
-from reliability_lab.runs import SIMULATED_PREFIX, is_simulated_model
+from reliability_lab.runs import SIMULATED_PREFIX, RunKey, is_simulated_model
 
 if TYPE_CHECKING:
     from reliability_lab.agents import RunSpec
+    from reliability_lab.experiment.store import HeaderRecord
 
-__all__ = ["build_plan", "check_conditions", "check_models", "resolve_tasks"]
+__all__ = [
+    "build_plan",
+    "check_conditions",
+    "check_models",
+    "header_plan",
+    "make_spec",
+    "planned_keys",
+    "resolve_tasks",
+]
 
 
 def resolve_tasks(config: ExperimentConfig, *, source: str = "config") -> list[str]:
@@ -105,6 +116,44 @@ def check_conditions(config: ExperimentConfig, *, source: str = "config") -> Non
             raise ConfigError(f"{source}: conditions[{index}]: {exc}") from None
 
 
+def make_spec(
+    config: ExperimentConfig,
+    index: int,
+    condition: ConditionConfig,
+    variant: str,
+    task_id: str,
+    run: int,
+    *,
+    source: str = "config",
+) -> RunSpec:
+    """The :class:`~reliability_lab.agents.RunSpec` of one run of agent ``config.agents[index]``.
+
+    Its seed comes from :func:`run_seed`: every condition and variant with the same agent, task
+    and run index shares it (paired runs), whatever the run index (adaptive runs beyond K too).
+    """
+    from reliability_lab.agents import RunSpec
+
+    agent = config.agents[index]
+    try:
+        return RunSpec(
+            agent=agent.label,
+            model=agent.model,
+            params=dict(agent.params),
+            environment=config.environment.name,
+            task_id=task_id,
+            run=run,
+            seed=run_seed(config.seed, agent=agent.label, task_id=task_id, run=run),
+            condition=condition.name,
+            variant=variant,
+            max_steps=config.agent_max_steps(agent),
+            elicit_confidence=agent.elicit_confidence,
+            pass_threshold=agent.pass_threshold,
+            condition_options=dict(condition.options),
+        )
+    except ValueError as exc:
+        raise ConfigError(f"{source}: agents[{index}]: {exc}") from None
+
+
 def build_plan(
     config: ExperimentConfig, tasks: list[str] | None = None, *, source: str = "config"
 ) -> list[RunSpec]:
@@ -113,15 +162,26 @@ def build_plan(
     Ordered run index first (all of run 0, then run 1, ...) so an interrupted experiment holds
     complete early repetitions. Each spec carries its seed from :func:`run_seed`, which the
     runs of every condition and variant with the same agent, task and run index share (paired
-    runs), and its condition's options.
+    runs), and its condition's options. Runs an ``adaptive`` block adds later are not part of
+    the plan (``reliability_lab.experiment.adaptive``).
     """
-    from reliability_lab.agents import RunSpec
-
     check_models(config, source=source)
     check_conditions(config, source=source)
     task_ids = tasks if tasks is not None else resolve_tasks(config, source=source)
+    return [
+        make_spec(config, index, condition, variant, task_id, run, source=source)
+        for run, index, _, condition, variant, task_id in _plan_order(config, task_ids)
+    ]
+
+
+def _plan_order(
+    config: ExperimentConfig, task_ids: list[str]
+) -> Iterator[tuple[int, int, AgentConfig, ConditionConfig, str, str]]:
+    """``(run, agent index, agent, condition, variant, task_id)`` of every run, in plan order.
+
+    A condition with fewer repetitions than ``runs`` stops at its own count.
+    """
     conditions = [(c, c.resolved_variants(), config.condition_runs(c)) for c in config.conditions]
-    specs: list[RunSpec] = []
     for run in range(config.runs):
         for index, agent in enumerate(config.agents):
             for condition, variants, n_runs in conditions:
@@ -129,24 +189,45 @@ def build_plan(
                     continue
                 for variant in variants:
                     for task_id in task_ids:
-                        seed = run_seed(config.seed, agent=agent.label, task_id=task_id, run=run)
-                        try:
-                            spec = RunSpec(
-                                agent=agent.label,
-                                model=agent.model,
-                                params=dict(agent.params),
-                                environment=config.environment.name,
-                                task_id=task_id,
-                                run=run,
-                                seed=seed,
-                                condition=condition.name,
-                                variant=variant,
-                                max_steps=config.agent_max_steps(agent),
-                                elicit_confidence=agent.elicit_confidence,
-                                pass_threshold=agent.pass_threshold,
-                                condition_options=dict(condition.options),
-                            )
-                        except ValueError as exc:
-                            raise ConfigError(f"{source}: agents[{index}]: {exc}") from None
-                        specs.append(spec)
-    return specs
+                        yield run, index, agent, condition, variant, task_id
+
+
+def planned_keys(config: ExperimentConfig, tasks: list[str]) -> list[RunKey]:
+    """The run keys of :func:`build_plan`'s runs, in the same order.
+
+    Checks nothing and builds no specs: used to compare recorded results with the plan their
+    ``header.json`` describes (``tasks`` are the header's resolved task ids).
+    """
+    return [
+        (agent.label, task_id, condition.name, variant, run)
+        for run, _, agent, condition, variant, task_id in _plan_order(config, tasks)
+    ]
+
+
+def header_plan(header: HeaderRecord, directory: Path | None = None) -> list[RunKey] | None:
+    """The run keys planned by a results directory's ``header.json``, in plan order.
+
+    With ``directory``, the runs its ``adaptive.json`` rounds added follow, in round order
+    (an adaptive block decides them as the experiment goes). None for a directory of imported
+    logs (``reliability-lab report LOGS --output DIR``): they come without a plan.
+
+    Raises
+    ------
+    RunTableError
+        The header's configuration is not a valid experiment configuration.
+    ConfigError
+        ``adaptive.json`` is unreadable.
+    """
+    from reliability_lab.experiment.adaptive import decided_keys
+    from reliability_lab.experiment.imported import IMPORT_KEY
+
+    if IMPORT_KEY in header.config:
+        return None
+    try:
+        config = ExperimentConfig.model_validate(header.config)
+    except ValueError as exc:
+        raise RunTableError(
+            f"header.json: config is not a valid experiment config: {exc}"
+        ) from None
+    plan = planned_keys(config, header.tasks)
+    return plan + decided_keys(directory) if directory is not None else plan

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from reliability_lab.errors import RunTableError
-from reliability_lab.experiment.store import RESULTS_FILE, read_result_lines
+from reliability_lab.experiment.store import RESULTS_FILE, read_result_lines, record_key
 from reliability_lab.perturbations import RUN_COLUMNS, run_columns
 from reliability_lab.report.profiles import get_profile
 from reliability_lab.runs import RESOURCE_COLUMNS, RUN_TABLE_COLUMNS, validate_run_table
@@ -33,7 +33,14 @@ RESULT_SCHEMA_VERSION = 1
 #: The summary file of a results directory (docs/results.md, "summary.json").
 SUMMARY_FILE = "summary.json"
 #: Per-run fields kept as extra run-table columns (docs/run_table.md, "Extra columns").
-EXTRA_COLUMNS = ("seed", "model", "simulated", "prompt_tokens", "completion_tokens")
+EXTRA_COLUMNS = (
+    "seed",
+    "model",
+    "simulated",
+    "prompt_tokens",
+    "completion_tokens",
+    "confidence_error",
+)
 _FLOAT_COLUMNS = (
     "score",
     "confidence",
@@ -52,6 +59,7 @@ def _row(record: Mapping[str, Any], number: int, source: str) -> dict[str, Any]:
             f"{source}: line {number}: schema_version {version!r} is not supported "
             f"(this version reads {RESULT_SCHEMA_VERSION})"
         )
+    record_key(record, source=source, line=number)
     row = {col: record[col] for col in (*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS) if col in record}
     row.update(run_columns(record.get("perturbation"), str(record.get("variant", ""))))
     session = record.get("session")
@@ -94,7 +102,14 @@ def records_to_run_table(
         columns = [*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS, *RUN_COLUMNS]
         return validate_run_table(pd.DataFrame(columns=columns), source=source)
     table = pd.DataFrame.from_records(rows)
-    for col in ("session_error", "safety_error", "safety_judged", "paraphrase_id"):  # None = none
+    # None = none
+    for col in (
+        "confidence_error",
+        "session_error",
+        "safety_error",
+        "safety_judged",
+        "paraphrase_id",
+    ):
         if col in table:
             table[col] = table[col].astype(object).where(table[col].notna(), None)
     return validate_run_table(table, source=source)
@@ -113,7 +128,8 @@ def load_results(directory: str | os.PathLike[str]) -> pd.DataFrame:
     -------
     DataFrame
         One row per finished run: the run-table columns (docs/run_table.md), then ``seed``,
-        ``model``, ``simulated``, ``prompt_tokens``, ``completion_tokens``, the perturbation columns
+        ``model``, ``simulated``, ``prompt_tokens``, ``completion_tokens``, ``confidence_error``
+        (why the confidence question failed; None otherwise), the perturbation columns
         ``intensity``, ``n_faults``, ``n_faults_recovered``, ``faults``, ``paraphrase_id``
         (:data:`reliability_lab.perturbations.RUN_COLUMNS`), and — when the experiment
         evaluated sessions — ``agent_reliability``, ``agent_consistency`` (NaN when not

@@ -13,31 +13,38 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tqdm.auto import tqdm
-
 from reliability_lab.errors import ConfigError
+from reliability_lab.experiment.adaptive import adaptive_keys, run_adaptive
+from reliability_lab.experiment.audit import AuditMove, move_to_audit
 from reliability_lab.experiment.config import ExperimentConfig, load_config, parse_config
+from reliability_lab.experiment.lock import DirectoryLock
 from reliability_lab.experiment.plan import build_plan, resolve_tasks
+from reliability_lab.experiment.preflight import check_preflight
 from reliability_lab.experiment.prepare import attach_prepared, prepare_conditions
+from reliability_lab.experiment.progress import progress_bar
+from reliability_lab.experiment.results import records_to_run_table
 from reliability_lab.experiment.store import (
     HEADER_FILE,
     RESULTS_FILE,
+    HeaderRecord,
+    ResultLine,
     ResultsWriter,
     check_resumable,
+    check_run_keys,
     make_header,
     read_header,
-    read_result_lines,
+    read_result_entries,
     write_header,
 )
 from reliability_lab.experiment.summary import ExperimentSummary, summarize_directory
 from reliability_lab.experiment.traces import TRACES_FILE, reconcile_traces
-from reliability_lab.runs import RunKey, run_key, session_id
+from reliability_lab.runs import INFRASTRUCTURE_PREFIX, RunKey, run_key, session_id
 from reliability_lab.sessions.scoring import SessionScorer, trace_records
 
 if TYPE_CHECKING:
@@ -71,9 +78,12 @@ class ExperimentOutcome:
     n_previous: int
     """Runs already present before this call (resumed)."""
     n_executed: int
-    """Runs executed and recorded by this call."""
+    """Runs executed and recorded by this call (adaptive runs included)."""
     summary: ExperimentSummary
     """Run table, reliability report, gate results and file contents."""
+    n_retried: int = 0
+    """Runs recorded as infrastructure errors that this call executed again (their old
+    records are in ``results.audit.jsonl``); included in ``n_executed``."""
 
     @property
     def passed(self) -> bool:
@@ -91,38 +101,63 @@ class ExperimentOutcome:
         return self.summary.report
 
 
-def _prepare_directory(
-    config: ExperimentConfig, tasks: list[str], planned: set[RunKey]
-) -> tuple[Path, list[dict[str, Any]]]:
-    """Create or validate the output directory; return it and the records already done."""
+#: Audit reason of a record whose run a resume executes again.
+INFRA_RETRY_REASON = "infrastructure error; run executed again"
+
+
+@dataclass(frozen=True)
+class _Existing:
+    """What the output directory holds before this call (read under the lock)."""
+
+    previous: HeaderRecord | None
+    entries: list[ResultLine]
+    """Every record of ``results.jsonl``."""
+    retry: list[ResultLine]
+    """Records of infrastructure errors whose runs are executed again."""
+
+    @property
+    def kept(self) -> list[dict[str, Any]]:
+        """Records that stay: the runs already done."""
+        retried = {e.line for e in self.retry}
+        return [e.record for e in self.entries if e.line not in retried]
+
+
+def _is_infrastructure(record: dict[str, Any]) -> bool:
+    return str(record.get("error") or "").startswith(INFRASTRUCTURE_PREFIX)
+
+
+def _read_directory(
+    config: ExperimentConfig,
+    tasks: list[str],
+    planned: set[RunKey],
+    *,
+    retry_infra: bool,
+) -> _Existing:
+    """Validate the output directory's contents against ``config`` (no writes except cutting
+    off an incomplete last line); every record is checked before any run starts."""
     out = config.output_dir()
-    header_path = out / HEADER_FILE
     results_path = out / RESULTS_FILE
-    previous = None
-    done: set[RunKey] = set()
-    records: list[dict[str, Any]] = []
-    if header_path.exists():
-        previous = read_header(out)
-        check_resumable(out, previous, config, tasks)
-        records = read_result_lines(results_path, repair=True)
-        for number, record in enumerate(records, start=1):
-            key = run_key(record)
-            if key in done:
-                raise ConfigError(f"{results_path}: line {number}: run {key} appears twice")
-            if key not in planned:
-                raise ConfigError(
-                    f"{out}: holds run {key}, which this config does not plan (K={config.runs}); "
-                    "use the original number of runs or another output directory"
-                )
-            done.add(key)
-    elif results_path.exists() and results_path.stat().st_size > 0:
-        raise ConfigError(
-            f"{out}: has {RESULTS_FILE} but no {HEADER_FILE}; refusing to mix results of an "
-            "unknown configuration. Use another output directory."
-        )
-    out.mkdir(parents=True, exist_ok=True)
-    write_header(out, make_header(config, tasks, previous=previous))
-    return out, records
+    if not (out / HEADER_FILE).exists():
+        if results_path.exists() and results_path.stat().st_size > 0:
+            raise ConfigError(
+                f"{out}: has {RESULTS_FILE} but no {HEADER_FILE}; refusing to mix results of an "
+                "unknown configuration. Use another output directory."
+            )
+        return _Existing(None, [], [])
+    previous = read_header(out)
+    check_resumable(out, previous, config, tasks)
+    entries = read_result_entries(results_path, repair=True)
+    keys = check_run_keys([e.record for e in entries], results_path)
+    for entry, key in zip(entries, keys, strict=True):
+        if key not in planned:
+            raise ConfigError(
+                f"{results_path}: line {entry.line}: holds run {key}, which this config does not "
+                f"plan (K={config.runs}); use the original number of runs or another output "
+                "directory"
+            )
+    records_to_run_table([e.record for e in entries], source=str(results_path))
+    retry = [e for e in entries if _is_infrastructure(e.record)] if retry_infra else []
+    return _Existing(previous, entries, retry)
 
 
 def _make_client(config: ExperimentConfig, out: Path) -> LLMClient:
@@ -142,7 +177,7 @@ def _record_of(result: RunResult) -> dict[str, Any]:
     return record
 
 
-def _make_scorer(config: ExperimentConfig, llm: LLMClient) -> SessionScorer:
+def _make_scorer(config: ExperimentConfig, llm: LLMClient | None) -> SessionScorer:
     from reliability_lab.envs import get_environment
 
     env = get_environment(config.environment.name)
@@ -180,6 +215,18 @@ def _traces_of(scorer: SessionScorer, record: dict[str, Any]) -> list[Trace] | N
         return scorer.traces(record)
     except (TypeError, ValueError):  # not OpenAI-format messages; the scorer says why
         return None
+
+
+def _trace_maker(scorer: SessionScorer) -> Callable[[Mapping[str, Any]], list[dict[str, Any]]]:
+    """A record's trace JSON objects, as ``traces.jsonl`` holds them."""
+    return lambda record: trace_records(_traces_of(scorer, dict(record)) or [])
+
+
+def make_trace_builder(
+    config: ExperimentConfig,
+) -> Callable[[Mapping[str, Any]], list[dict[str, Any]]]:
+    """The trace JSON objects of a record of ``config``'s experiment (no model is called)."""
+    return _trace_maker(_make_scorer(config, None))
 
 
 async def _finish(
@@ -249,6 +296,16 @@ async def _execute_all(
     return failures
 
 
+def _grow(bar: Any) -> Callable[[int], None]:
+    """Add runs planned on the way (adaptive rounds) to the progress bar's total."""
+
+    def grow(n: int) -> None:
+        bar.total = (bar.total or 0) + n
+        bar.refresh()
+
+    return grow
+
+
 async def _with_prepared(
     config: ExperimentConfig, tasks: list[str], out: Path, llm: LLMClient, pending: list[RunSpec]
 ) -> list[RunSpec]:
@@ -268,6 +325,8 @@ async def arun_experiment(
     source: str = "config",
     progress: bool = True,
     execute: ExecuteFn | None = None,
+    retry_infra: bool = True,
+    preflight: bool = True,
 ) -> ExperimentOutcome:
     """Async form of :func:`run_experiment` (for code already inside an event loop)."""
     if execute is None:
@@ -276,10 +335,41 @@ async def arun_experiment(
         execute = execute_run
     tasks = resolve_tasks(config, source=source)
     plan = build_plan(config, tasks, source=source)
-    keys = [s.key for s in plan]
-    out, records = _prepare_directory(config, tasks, set(keys))
-    done = {run_key(r) for r in records}
-    pending = [spec for spec, key in zip(plan, keys, strict=True) if key not in done]
+    with DirectoryLock(config.output_dir()):
+        allowed = {s.key for s in plan} | adaptive_keys(config, tasks)  # what may be recorded
+        existing = _read_directory(config, tasks, allowed, retry_infra=retry_infra)
+        done = {run_key(r) for r in existing.kept}
+        pending = [spec for spec in plan if spec.key not in done]
+        may_run = pending or config.adaptive is not None  # adaptive rounds may add runs
+        if preflight and may_run:  # before anything is written or paid for
+            check_preflight(
+                config,
+                source=source,
+                agents={s.agent for s in pending},
+                conditions={s.condition for s in pending},
+            )
+        return await _run_locked(config, tasks, plan, existing, pending, execute, progress)
+
+
+async def _run_locked(
+    config: ExperimentConfig,
+    tasks: list[str],
+    plan: list[RunSpec],
+    existing: _Existing,
+    pending: list[RunSpec],
+    execute: ExecuteFn,
+    progress: bool,
+) -> ExperimentOutcome:
+    """The experiment, while this process holds the output directory's lock."""
+    out = config.output_dir()
+    records = existing.kept
+    if existing.retry:  # the old records leave the run table for the audit file first
+        move_to_audit(
+            out,
+            existing.entries,
+            [AuditMove(e, INFRA_RETRY_REASON, str(e.record.get("error"))) for e in existing.retry],
+        )
+    write_header(out, make_header(config, tasks, previous=existing.previous))
     llm = _make_client(config, out)
     pending = await _with_prepared(config, tasks, out, llm, pending)
     scorer = _make_scorer(config, llm)
@@ -287,24 +377,22 @@ async def arun_experiment(
         out / TRACES_FILE,
         records,
         session_id=session_id,
-        make_traces=lambda rec: trace_records(_traces_of(scorer, dict(rec)) or []),
+        make_traces=_trace_maker(scorer),
+        retired={session_id(e.record) for e in existing.retry},
     )
-    bar = tqdm(
+    bar = progress_bar(
         total=len(plan),
-        initial=len(done),
+        initial=len(plan) - len(pending),
         desc=f"Running {config.name}",
-        unit="run",
-        disable=not progress,
-        file=sys.stderr,
-        dynamic_ncols=True,
+        enabled=progress,
     )
     try:
         with (
             ResultsWriter(out / RESULTS_FILE) as writer,
             ResultsWriter(out / TRACES_FILE) as traces_writer,
         ):
-            failures = await _execute_all(
-                pending,
+            run_specs = partial(
+                _execute_all,
                 llm=llm,
                 execute=execute,
                 writer=writer,
@@ -315,6 +403,10 @@ async def arun_experiment(
                 max_concurrent=config.max_concurrent,
                 bar=bar,
             )
+            failures = await run_specs(pending)
+            n_adaptive = 0
+            if not failures:  # adaptive rounds (no-op without an ``adaptive`` block)
+                failures, n_adaptive = await run_adaptive(config, tasks, out, run_specs, _grow(bar))
     finally:
         bar.close()
     if failures:
@@ -328,9 +420,10 @@ async def arun_experiment(
     return ExperimentOutcome(
         output_dir=out,
         n_planned=len(plan),
-        n_previous=len(done),
-        n_executed=len(pending),
+        n_previous=len(records),
+        n_executed=len(pending) + n_adaptive,
         summary=summary,
+        n_retried=len(existing.retry),
     )
 
 
@@ -343,6 +436,8 @@ def run_experiment(
     max_concurrent: int | None = None,
     progress: bool = True,
     execute: ExecuteFn | None = None,
+    retry_infra: bool = True,
+    preflight: bool = True,
 ) -> ExperimentOutcome:
     """Run (or resume) an experiment and write its results directory.
 
@@ -353,10 +448,18 @@ def run_experiment(
     output, runs, seed, max_concurrent : optional
         Override the config's ``output``, ``runs`` (K), ``seed`` and ``max_concurrent``.
     progress : bool
-        Show a progress bar (``tqdm.auto``: terminal or Jupyter widget).
+        Show progress: a bar in a terminal or Jupyter (``tqdm``), a line every few seconds
+        when stderr is a file or a CI log (:mod:`.progress`).
     execute : callable, optional
         ``async execute(spec, llm) -> RunResult``; default
         :func:`reliability_lab.agents.execute_run`.
+    retry_infra : bool
+        On resume, execute again the runs recorded as ``infrastructure:`` errors (default);
+        their old records move to ``results.audit.jsonl``. Runs that failed for the agent's
+        own reasons (``agent:`` errors, wrong answers) are never executed again.
+    preflight : bool
+        Before any run starts, check that litellm can route every model the pending runs use
+        and that its provider's API key variable is set (:mod:`.preflight`).
 
     Returns
     -------
@@ -366,8 +469,12 @@ def run_experiment(
     Raises
     ------
     ConfigError
-        Invalid config, unknown environment/task, or an output directory holding results of
-        different settings.
+        Invalid config, unknown environment/task, a model litellm cannot route or whose API
+        key is not set, an output directory holding results of different settings, or one in
+        use by another process
+        (:class:`~reliability_lab.experiment.lock.DirectoryLockedError`).
+    RunTableError
+        A damaged or duplicate record in ``results.jsonl`` (nothing is executed).
     ExperimentError
         Some runs raised unexpected exceptions (they are not recorded; rerun to retry).
 
@@ -387,4 +494,13 @@ def run_experiment(
     else:
         source = str(config)
         cfg = load_config(config, overrides=overrides)
-    return run_sync(arun_experiment(cfg, source=source, progress=progress, execute=execute))
+    return run_sync(
+        arun_experiment(
+            cfg,
+            source=source,
+            progress=progress,
+            execute=execute,
+            retry_infra=retry_infra,
+            preflight=preflight,
+        )
+    )

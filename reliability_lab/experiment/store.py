@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,17 +26,23 @@ from reliability_lab.errors import ConfigError, RunTableError
 from reliability_lab.experiment._jsonio import dumps, write_json_atomic
 from reliability_lab.experiment.config import ExperimentConfig
 from reliability_lab.experiment.seeds import SEED_SCHEME
-from reliability_lab.runs import is_simulated_model
+from reliability_lab.runs import BASELINE, RunKey, is_simulated_model
 
 __all__ = [
     "HEADER_FILE",
     "RESULTS_FILE",
     "HeaderRecord",
+    "ResultLine",
     "ResultsWriter",
     "check_resumable",
+    "check_run_keys",
+    "fsync_directory",
     "make_header",
     "read_header",
+    "read_result_entries",
     "read_result_lines",
+    "record_key",
+    "replace_lines",
     "result_affecting_settings",
 ]
 
@@ -232,26 +238,26 @@ def check_resumable(
     )
 
 
-def read_result_lines(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
-    """Parse ``results.jsonl`` into dicts, tolerating an incomplete last line.
+class ResultLine(NamedTuple):
+    """One complete line of ``results.jsonl``."""
 
-    Parameters
-    ----------
-    path : Path
-        The ``results.jsonl`` file; a missing file means no results yet.
-    repair : bool
-        Truncate the file after the last complete line when the last line is incomplete
-        (used by the runner before resuming); otherwise only ignore it with a warning.
+    line: int
+    """1-based line number."""
+    raw: bytes
+    """The line's bytes, without the newline."""
+    record: dict[str, Any]
+    """The parsed record."""
 
-    Raises
-    ------
-    RunTableError
-        A line other than the last is not a JSON object (file and line number named).
+
+def read_result_entries(path: Path, *, repair: bool = False) -> list[ResultLine]:
+    """Every complete line of ``results.jsonl`` with its number and bytes.
+
+    The same rules as :func:`read_result_lines` (which returns only the records).
     """
     if not path.exists():
         return []
     data = path.read_bytes()
-    records: list[dict[str, Any]] = []
+    entries: list[ResultLine] = []
     offset = 0
     lines = data.split(b"\n")
     for number, raw in enumerate(lines, start=1):
@@ -276,9 +282,121 @@ def read_result_lines(path: Path, *, repair: bool = False) -> list[dict[str, Any
                     fh.write(b"\n")
                     fh.flush()
                     os.fsync(fh.fileno())
-        records.append(obj)
+        entries.append(ResultLine(number, raw, obj))
         offset = end
-    return records
+    return entries
+
+
+def read_result_lines(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
+    """Parse ``results.jsonl`` into dicts, tolerating an incomplete last line.
+
+    Parameters
+    ----------
+    path : Path
+        The ``results.jsonl`` file; a missing file means no results yet.
+    repair : bool
+        Truncate the file after the last complete line when the last line is incomplete
+        (used by the runner before resuming); otherwise only ignore it with a warning.
+
+    Raises
+    ------
+    RunTableError
+        A line other than the last is not a JSON object (file and line number named).
+    """
+    return [entry.record for entry in read_result_entries(path, repair=repair)]
+
+
+def replace_lines(path: Path, lines: Sequence[bytes]) -> None:
+    """Replace ``path`` by ``lines`` (each without its newline) atomically and durably.
+
+    A temporary file in the same directory is written and fsynced, renamed over ``path``, and
+    the directory is fsynced: a crash leaves either the old or the new file, never a mix.
+    """
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("wb") as fh:
+        fh.write(b"".join(line + b"\n" for line in lines))
+        fh.flush()
+        os.fsync(fh.fileno())
+    tmp.replace(path)
+    fsync_directory(path.parent)
+
+
+def fsync_directory(directory: Path) -> None:
+    """Flush a directory entry change (a rename) to disk where the OS allows it."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # e.g. Windows: directories cannot be opened
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _key_field_problem(name: str, value: Any) -> str | None:
+    if name == "run":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            return "expected an integer >= 0"
+    elif name in ("agent", "task_id"):
+        if not isinstance(value, str) or not value:
+            return "expected a non-empty string"
+    elif not isinstance(value, str):
+        return "expected a string"
+    return None
+
+
+def record_key(record: Mapping[str, Any], *, source: str | Path, line: int) -> RunKey:
+    """The run key of one ``results.jsonl`` record, its fields checked.
+
+    ``condition`` defaults to ``baseline`` and ``variant`` to ``""`` (as in the run table).
+
+    Raises
+    ------
+    RunTableError
+        A key field is missing or has the wrong type: ``<file>: line <n>: field 'run':
+        expected an integer >= 0, got 'abc'``.
+    """
+    defaults = {"condition": BASELINE, "variant": ""}
+    values: list[Any] = []
+    for name in ("agent", "task_id", "condition", "variant", "run"):
+        if name not in record and name not in defaults:
+            raise RunTableError(f"{source}: line {line}: field {name!r} is missing")
+        value = record.get(name, defaults.get(name))
+        problem = _key_field_problem(name, value)
+        if problem is not None:
+            raise RunTableError(
+                f"{source}: line {line}: field {name!r}: {problem}, got {value!r:.60}"
+            )
+        values.append(value)
+    agent, task_id, condition, variant, run = values
+    return (agent, task_id, condition, variant, run)
+
+
+def check_run_keys(records: Sequence[Mapping[str, Any]], path: Path) -> list[RunKey]:
+    """The run key of every record of ``path`` (line *i* holds ``records[i - 1]``).
+
+    Raises
+    ------
+    RunTableError
+        A key field is wrong (:func:`record_key`), or a run appears twice — the message points
+        at ``reliability-lab repair``, which keeps one record per run.
+    """
+    first: dict[RunKey, int] = {}
+    keys: list[RunKey] = []
+    for number, record in enumerate(records, start=1):
+        key = record_key(record, source=path, line=number)
+        if key in first:
+            raise RunTableError(
+                f"{path}: line {number}: run {key} appears twice (first on line {first[key]}); "
+                "two processes wrote this directory. Run `reliability-lab repair "
+                f"{path.parent}` to keep one record per run (the others are moved to "
+                "results.audit.jsonl)."
+            )
+        first[key] = number
+        keys.append(key)
+    return keys
 
 
 def _drop_tail(path: Path, offset: int, number: int, repair: bool) -> None:

@@ -27,7 +27,11 @@ import pandas as pd
 from reliability_lab._secrets import redact
 from reliability_lab.errors import RunTableError, UndefinedMetricWarning
 from reliability_lab.experiment._jsonio import dumps, write_json_atomic
+from reliability_lab.experiment.adaptive import adaptive_summary
+from reliability_lab.experiment.audit import audit_counts
 from reliability_lab.experiment.config import ExperimentConfig, SessionSettings
+from reliability_lab.experiment.coverage import gates_per_agent, plan_coverage
+from reliability_lab.experiment.diagnostics import confidence_errors, infra_errors, r_dimensions
 from reliability_lab.experiment.gates import SCORE_METRICS, GateConfig, GateResult, evaluate_gates
 from reliability_lab.experiment.imported import (
     IMPORT_KEY,
@@ -35,6 +39,7 @@ from reliability_lab.experiment.imported import (
     import_header,
     write_import,
 )
+from reliability_lab.experiment.plan import header_plan
 from reliability_lab.experiment.prepare import condition_artifacts
 from reliability_lab.experiment.results import records_to_run_table
 from reliability_lab.experiment.robustness import robustness_summary
@@ -42,6 +47,7 @@ from reliability_lab.experiment.safety_summary import safety_summary
 from reliability_lab.experiment.store import (
     RESULTS_FILE,
     HeaderRecord,
+    check_run_keys,
     read_header,
     read_result_lines,
 )
@@ -198,6 +204,7 @@ def _reliability(
             n_boot=config.report.n_boot,
             confidence_level=config.report.confidence_level,
             seed=config.seed,
+            bootstrap=config.report.bootstrap,
         )
     notes = []
     for w in caught:
@@ -359,10 +366,13 @@ def summarize_directory(directory: str | Path) -> ExperimentSummary:
     else:
         config = ExperimentConfig.model_validate(header.config)
     records = read_result_lines(out / RESULTS_FILE, repair=False)
+    keys = check_run_keys(records, out / RESULTS_FILE)
+    plan = header_plan(header, out)
+    coverage = plan_coverage(keys, plan, header, out / RESULTS_FILE) if plan is not None else None
     runs = records_to_run_table(records, source=str(out / RESULTS_FILE))
     if runs.empty:
         raise RunTableError(f"{out / RESULTS_FILE}: no finished runs yet; nothing to summarise")
-    return _summarize(runs, header, config, out, records)
+    return _summarize(runs, header, config, out, records, coverage)
 
 
 def summarize_imported(
@@ -399,12 +409,20 @@ def _summarize(
     config: ExperimentConfig | ImportConfig,
     out: Path,
     records: list[dict[str, Any]] | None,
+    coverage: dict[str, Any] | None = None,
 ) -> ExperimentSummary:
-    """Compute the summary; write its files into ``out`` unless ``records`` is None."""
+    """Compute the summary; write its files into ``out`` unless ``records`` is None.
+
+    ``coverage`` is the check against the header's plan (:mod:`.coverage`); with it every gate
+    is checked for every planned agent, recorded or not.
+    """
     report, undefined = _reliability(runs, config)
     per_agent = _per_agent_metrics(runs, header.models)
     metrics = {**score_metrics(runs), "per_model": per_agent}
-    gate_results = evaluate_gates(list(config.gates), _gate_inputs(per_agent, report))
+    gates = list(config.gates)
+    if coverage is not None:
+        gates = gates_per_agent(gates, list(header.models))
+    gate_results = evaluate_gates(gates, _gate_inputs(per_agent, report))
     sessions = config.sessions if isinstance(config, ExperimentConfig) else None
     content: dict[str, Any] = {
         "schema_version": SUMMARY_SCHEMA_VERSION,
@@ -419,6 +437,7 @@ def _summarize(
             "n_boot": config.report.n_boot,
             "confidence_level": config.report.confidence_level,
             "seed": config.seed,
+            "bootstrap": config.report.bootstrap,
             "agents": _report_dict(report),
         },
         "sessions": _sessions_info(runs, sessions),
@@ -428,7 +447,13 @@ def _summarize(
         "robustness": robustness_summary(
             runs, out, condition_artifacts(config) if isinstance(config, ExperimentConfig) else {}
         ),
+        "plan": coverage,
+        "infra_errors": infra_errors(runs),
+        "confidence_errors": confidence_errors(runs),
+        "r_dimensions": r_dimensions(report),
         "undefined_metrics": undefined,
+        "audit": audit_counts(out) if records is not None else {},
+        **({"adaptive": adaptive} if (adaptive := adaptive_summary(out, runs)) else {}),
         "gates": [g.to_dict() for g in gate_results],
         "gates_passed": all(g.passed for g in gate_results),
     }

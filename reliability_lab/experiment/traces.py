@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,8 @@ def reconcile_traces(
     *,
     session_id: Callable[[Mapping[str, Any]], str],
     make_traces: Callable[[Mapping[str, Any]], list[dict[str, Any]]],
+    rebuild: Collection[str] = (),
+    retired: Collection[str] = (),
 ) -> int:
     """Make ``traces.jsonl`` hold exactly the traces of the recorded runs, each once.
 
@@ -65,6 +67,12 @@ def reconcile_traces(
         Session id of a record.
     make_traces : callable
         A record's trace JSON objects (used for recorded runs whose traces are missing).
+    rebuild : collection of str
+        Session ids whose traces are replaced by ``make_traces`` of their record (a repaired
+        run whose kept record is not the one whose traces came first).
+    retired : collection of str
+        Session ids no longer recorded on purpose (records moved to the audit file); their
+        traces are removed without a warning.
 
     Returns
     -------
@@ -77,7 +85,11 @@ def reconcile_traces(
     kept: list[str] = []
     seen_ids: set[tuple[str, str]] = set()
     have: set[str] = set()
+    expected = 0  # removals asked for (rebuilt or retired sessions)
     for sid, tid, raw in lines:
+        if sid in rebuild or (sid in retired and sid not in wanted):
+            expected += 1
+            continue
         if sid not in wanted or (sid, tid) in seen_ids:
             continue
         seen_ids.add((sid, tid))
@@ -95,10 +107,10 @@ def reconcile_traces(
         fh.flush()
         os.fsync(fh.fileno())
     tmp.replace(path)
-    if removed:
+    if removed > expected:
         warnings.warn(
-            f"{path}: removed {removed} line(s) of traces of runs that were not recorded in "
-            "results.jsonl (interrupted run), duplicates or incomplete lines",
+            f"{path}: removed {removed - expected} line(s) of traces of runs that were not "
+            "recorded in results.jsonl (interrupted run), duplicates or incomplete lines",
             stacklevel=2,
         )
     return removed

@@ -131,6 +131,18 @@ _MALFORMED = (
     "unexpected response",
 )
 
+# A provider SDK refusing to start without a key (litellm may wrap it as a 500).
+_MISSING_KEY = (
+    "missing credentials",
+    "api_key client option must be set",
+    "no api key provided",
+    "missing api key",
+    "api key not found",
+    "incorrect api key",
+    "invalid api key",
+    "invalid x-api-key",
+)
+
 _CONNECTION = (
     "connection error",
     "connection refused",
@@ -181,7 +193,11 @@ def categorize(exc: BaseException, *, secrets: Iterable[str] = ()) -> LLMCallErr
     code = _status(exc)
     text = redact_text(f"{type(exc).__name__}: {exc}", secrets)
     category = _category_by_name(exc) or _category_by_status(code) or "connection"
-    if category in ("server", "connection") and _looks_malformed(text):
+    if category in ("server", "connection", "bad_request") and any(
+        s in text.lower() for s in _MISSING_KEY
+    ):
+        category = "auth"  # a missing or rejected key: never retried, never "server"
+    elif category in ("server", "connection") and _looks_malformed(text):
         category = "bad_response"
     elif category == "server" and (
         any(s in text.lower() for s in _CONNECTION) or _connection_in_chain(exc)

@@ -17,6 +17,7 @@ from reliability_lab._lazy import lazy_exports
 if TYPE_CHECKING:
     from reliability_lab.metrics.consistency import (
         OUTCOME_VARIANTS,
+        SPREAD_VARIANTS,
         confidence_consistency,
         outcome_consistency,
         resource_consistency,
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
 _WHERE = {
     "consistency": (
         "OUTCOME_VARIANTS",
+        "SPREAD_VARIANTS",
         "confidence_consistency",
         "outcome_consistency",
         "resource_consistency",
@@ -90,6 +92,7 @@ __all__ = [
     "DISTRIBUTION_VARIANTS",
     "OUTCOME_VARIANTS",
     "SAFETY_SYMBOLS",
+    "SPREAD_VARIANTS",
     "PassHatKCurve",
     "ReliabilityCurve",
     "RiskCoverageCurve",

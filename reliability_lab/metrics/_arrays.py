@@ -104,10 +104,16 @@ def check_option(value: Any, name: str, valid: Sequence[Any]) -> None:
 
 @dataclass(frozen=True)
 class Groups:
-    """Task labels factorised to integer codes ``0 .. n - 1`` (first-appearance order)."""
+    """Task labels factorised to integer codes ``0 .. n - 1`` (first-appearance order).
+
+    ``weight`` optionally gives each entry a multiplicity (a whole number ≥ 1): an entry then
+    counts as that many identical runs. The report's two-level bootstrap scores resampled runs
+    this way, through the same per-task kernels as the point estimate (``None`` = 1 each).
+    """
 
     codes: np.ndarray
     labels: np.ndarray
+    weight: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -116,11 +122,19 @@ class Groups:
     def count(self, mask: np.ndarray | None = None) -> np.ndarray:
         """Number of runs per group (optionally only where ``mask``)."""
         weights = None if mask is None else mask.astype(float)
+        if self.weight is not None:
+            weights = self.weight if weights is None else weights * self.weight
         return np.bincount(self.codes, weights=weights, minlength=self.n).astype(float)
 
     def sum(self, values: np.ndarray) -> np.ndarray:
-        """Per-group sum of ``values`` (same length as ``codes``)."""
+        """Per-group sum of ``values`` (same length as ``codes``), each counted ``weight`` times."""
+        if self.weight is not None:
+            values = values * self.weight
         return np.bincount(self.codes, weights=values, minlength=self.n)
+
+    def entry_weight(self) -> np.ndarray:
+        """The multiplicity of every entry (ones without ``weight``)."""
+        return np.ones(len(self.codes)) if self.weight is None else self.weight
 
 
 def as_groups(task_id: Any, name: str = "task_id") -> Groups:

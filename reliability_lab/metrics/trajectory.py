@@ -85,13 +85,6 @@ def _eligible(actions: np.ndarray, success: np.ndarray) -> tuple[np.ndarray, np.
     return success & (lengths > 0), lengths
 
 
-def _per_task_mean(values: np.ndarray, pairs: _Pairs, n_groups: int) -> np.ndarray:
-    total = np.bincount(pairs.group, weights=values, minlength=n_groups)
-    count = np.bincount(pairs.group, minlength=n_groups)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(count > 0, total / count, np.nan)
-
-
 @dataclass(frozen=True)
 class _Coded:
     """The eligible runs' actions as integer symbols (one code per distinct action name)."""
@@ -165,7 +158,52 @@ def _pair_edit_similarity(sequences: np.ndarray, lengths: np.ndarray, pairs: _Pa
     return 1.0 - distance / longest
 
 
-def trajectory_per_task(
+@dataclass(frozen=True)
+class TrajectoryPairs:
+    """Every within-task pair of eligible runs and its two similarities.
+
+    Eligible = successful with a non-empty action list. ``first``/``second`` index the runs
+    given to :func:`trajectory_pairs` (pairs grouped by ascending task code); ``distribution``
+    is 1 − the Jensen–Shannon measure and ``sequence`` the edit similarity of each pair (NaN
+    when not computed).
+    """
+
+    first: np.ndarray
+    second: np.ndarray
+    group: np.ndarray
+    distribution: np.ndarray
+    sequence: np.ndarray
+    n_groups: int
+
+    def per_task(self, weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(C_traj_d,t, C_traj_s,t) per group; ``weight`` = each run's multiplicity."""
+        pair_weight = None if weight is None else weight[self.first] * weight[self.second]
+        return (
+            pair_means(self.distribution, self.group, pair_weight, self.n_groups),
+            pair_means(self.sequence, self.group, pair_weight, self.n_groups),
+        )
+
+
+def pair_means(
+    similarity: np.ndarray, group: np.ndarray, pair_weight: np.ndarray | None, n_groups: int
+) -> np.ndarray:
+    """Mean similarity over the pairs of each group, a pair of runs drawn w and w' times
+    counting w·w' times; NaN for a group without a pair.
+
+    A run drawn twice is not paired with its own copy: a copy is not another run, and
+    comparing it with itself would manufacture perfect agreement.
+    """
+    total = np.bincount(
+        group,
+        weights=similarity if pair_weight is None else pair_weight * similarity,
+        minlength=n_groups,
+    )
+    count = np.bincount(group, weights=pair_weight, minlength=n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / count, np.nan)
+
+
+def trajectory_pairs(
     actions: np.ndarray,
     success: np.ndarray,
     groups: Groups,
@@ -173,26 +211,23 @@ def trajectory_per_task(
     distribution_variant: str = "distance_base2",
     sequence: bool = True,
     distribution: bool = True,
-) -> tuple[np.ndarray, np.ndarray]:
-    """(C_traj_d,t, C_traj_s,t) for every task; NaN where < 2 eligible runs."""
+) -> TrajectoryPairs:
+    """Every within-task pair of eligible runs with its similarities (computed once)."""
     eligible, lengths = _eligible(actions, success)
     idx = np.flatnonzero(eligible)
-    nan = np.full(groups.n, np.nan)
     pairs = _within_group_pairs(groups.codes[idx])
-    if len(pairs.first) == 0:
-        return nan, nan.copy()
-    coded = _Coded.of(actions[idx], lengths[idx])
-    d = nan
-    if distribution:
-        js = _pair_js(coded.distributions(), pairs, distribution_variant)
-        d = 1.0 - _per_task_mean(js, pairs, groups.n)
-    s = nan.copy()
-    if sequence:
-        strings = coded.strings()
-        sequences = actions[idx] if strings is None else strings
-        similarity = _pair_edit_similarity(sequences, coded.lengths, pairs)
-        s = _per_task_mean(similarity, pairs, groups.n)
-    return d, s
+    first, second = idx[pairs.first], idx[pairs.second]
+    d = np.full(len(first), np.nan)
+    s = d.copy()
+    if len(first):
+        coded = _Coded.of(actions[idx], lengths[idx])
+        if distribution:
+            d = 1.0 - _pair_js(coded.distributions(), pairs, distribution_variant)
+        if sequence:
+            strings = coded.strings()
+            sequences = actions[idx] if strings is None else strings
+            s = _pair_edit_similarity(sequences, coded.lengths, pairs)
+    return TrajectoryPairs(first, second, pairs.group, d, s, groups.n)
 
 
 def _prepare(actions: Any, task_id: Any, success: Any) -> tuple[np.ndarray, np.ndarray, Groups]:
@@ -229,7 +264,8 @@ def trajectory_distribution_consistency(
     """
     check_option(variant, "variant", DISTRIBUTION_VARIANTS)
     acts, y, groups = _prepare(actions, task_id, success)
-    d, _ = trajectory_per_task(acts, y, groups, distribution_variant=variant, sequence=False)
+    pairs = trajectory_pairs(acts, y, groups, distribution_variant=variant, sequence=False)
+    d, _ = pairs.per_task()
     return nanmean_or_warn(d, "C_traj_d", _WHY)
 
 
@@ -250,5 +286,5 @@ def trajectory_sequence_consistency(actions: Any, task_id: Any, success: Any) ->
     0.0
     """
     acts, y, groups = _prepare(actions, task_id, success)
-    _, s = trajectory_per_task(acts, y, groups, distribution=False)
+    _, s = trajectory_pairs(acts, y, groups, distribution=False).per_task()
     return nanmean_or_warn(s, "C_traj_s", _WHY)

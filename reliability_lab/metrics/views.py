@@ -29,7 +29,7 @@ from reliability_lab.metrics.consistency import (
     resource_per_task,
 )
 from reliability_lab.metrics.passk import pass_at_k, pass_hat_k
-from reliability_lab.metrics.trajectory import DISTRIBUTION_VARIANTS, trajectory_per_task
+from reliability_lab.metrics.trajectory import DISTRIBUTION_VARIANTS, trajectory_pairs
 
 __all__ = ["PassHatKCurve", "pass_hat_k_curve", "per_task_consistency"]
 
@@ -96,9 +96,8 @@ def per_task_consistency(
     if actions is not None:
         acts = as_actions(actions)
         check_same_length(actions=acts, task_id=groups.codes)
-        columns["C_traj_d"], columns["C_traj_s"] = trajectory_per_task(
-            acts, y, groups, distribution_variant=distribution_variant
-        )
+        pairs = trajectory_pairs(acts, y, groups, distribution_variant=distribution_variant)
+        columns["C_traj_d"], columns["C_traj_s"] = pairs.per_task()
     if resources is not None:
         if not isinstance(resources, Mapping):
             raise TypeError(

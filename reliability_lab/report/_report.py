@@ -1,4 +1,4 @@
-"""The reliability report: every metric per agent with task-bootstrap confidence intervals."""
+"""The reliability report: every metric per agent with bootstrap confidence intervals."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pandas as pd
 
 from reliability_lab.errors import RunTableError, UndefinedMetricWarning
 from reliability_lab.report._taskstats import TaskStats
+from reliability_lab.report._within import RunResampler
 from reliability_lab.report.profiles import MetricProfile, get_profile
 from reliability_lab.report.registry import (
     METRIC_REGISTRY,
@@ -24,7 +25,11 @@ from reliability_lab.report.registry import (
 from reliability_lab.report.robustness import robustness_table
 from reliability_lab.runs import BASELINE, is_infrastructure_error, validate_run_table
 
-__all__ = ["UNDEFINED_SHARE_WARN", "reliability_report", "robustness_by_variant"]
+__all__ = ["BOOTSTRAPS", "UNDEFINED_SHARE_WARN", "reliability_report", "robustness_by_variant"]
+
+#: Bootstrap schemes: ``tasks`` resamples tasks (their runs stay together); ``two-level``
+#: resamples tasks, then the runs of each drawn task (docs/statistics.md, "Intervals").
+BOOTSTRAPS = ("tasks", "two-level")
 
 #: Above this share of bootstrap replicates in which a metric was undefined, the report warns:
 #: its interval then describes only the replicates where it was defined.
@@ -37,7 +42,9 @@ _TERMS_RECORDED = tuple(
 _COUNTS = ("n_tasks", "n_runs", "n_baseline_runs", "n_infra_errors")
 
 
-def _check_options(n_boot: Any, confidence_level: Any) -> None:
+def _check_options(n_boot: Any, confidence_level: Any, bootstrap: Any) -> None:
+    if bootstrap not in BOOTSTRAPS:
+        raise ValueError(f"bootstrap={bootstrap!r} is not valid; choose one of {list(BOOTSTRAPS)}")
     if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 0:
         raise ValueError(f"n_boot must be an integer >= 0, got {n_boot!r}")
     if not isinstance(confidence_level, float | int) or not 0 < confidence_level < 1:
@@ -46,7 +53,7 @@ def _check_options(n_boot: Any, confidence_level: Any) -> None:
         )
 
 
-def _agent_rng(seed: int, agent: str) -> np.random.Generator:
+def agent_rng(seed: int, agent: str) -> np.random.Generator:
     """A generator per agent that does not depend on which other agents are in the table."""
     return np.random.default_rng([seed, zlib.crc32(agent.encode("utf-8"))])
 
@@ -58,32 +65,58 @@ class _Interval:
     undefined_share: float
 
 
-def _bootstrap(
-    stats: TaskStats, n_boot: int, alpha: float, rng: np.random.Generator
-) -> dict[str, _Interval]:
-    """Percentile intervals from resampling tasks with replacement (runs stay together).
-
-    A replicate in which a metric is undefined (e.g. AUROC on a resample with one outcome
-    class) does not enter its interval; the share of such replicates is recorded with it.
-    """
+def bootstrap_replicates(
+    stats: TaskStats,
+    n_boot: int,
+    rng: np.random.Generator,
+    resampler: RunResampler | None = None,
+) -> dict[str, np.ndarray]:
+    """``n_boot`` replicates of every metric: tasks drawn with replacement (runs stay
+    together), and with a ``resampler`` the runs of each drawn task too (two-level)."""
     t = stats.n_tasks
     draws: dict[str, list[np.ndarray]] = {}
     step = max(1, 2_000_000 // max(t, 1))
     for start in range(0, n_boot, step):
         size = min(step, n_boot - start)
-        weights = rng.multinomial(t, np.full(t, 1.0 / t), size=size).astype(float)
-        for name, values in stats.evaluate(weights).items():
-            draws.setdefault(name, []).append(values)
+        counts = rng.multinomial(t, np.full(t, 1.0 / t), size=size)
+        if resampler is None:
+            values = stats.evaluate(counts.astype(float))
+        else:
+            values = resampler.evaluate(counts, rng)
+        for name, value in values.items():
+            draws.setdefault(name, []).append(value)
+    return {name: np.concatenate(chunks) for name, chunks in draws.items()}
+
+
+def _bootstrap(
+    stats: TaskStats,
+    n_boot: int,
+    alpha: float,
+    rng: np.random.Generator,
+    resampler: RunResampler | None,
+    point: dict[str, float],
+) -> dict[str, _Interval]:
+    """Percentile intervals of the replicates of :func:`bootstrap_replicates`.
+
+    A replicate in which a metric is undefined (e.g. AUROC on a resample with one outcome
+    class) does not enter its interval; the share of such replicates is recorded with it.
+    Two-level replicates are first shifted so that their median is the point estimate:
+    redrawing a task's runs with replacement biases every nonlinear per-task value by itself
+    ((2p̂ − 1)² of a resample exceeds the task's by 4p̂(1 − p̂)/K on average), and uncentred
+    intervals then miss their own estimate (docs/statistics.md, "Intervals").
+    """
+    draws = bootstrap_replicates(stats, n_boot, rng, resampler)
     intervals = {}
-    for name, chunks in draws.items():
-        values = np.concatenate(chunks)
+    for name, values in draws.items():
         defined = values[~np.isnan(values)]
         share = 1.0 - defined.size / values.size
-        if defined.size == 0:
+        if defined.size == 0 or math.isnan(point[name]):
             intervals[name] = _Interval(math.nan, math.nan, share)
-        else:
-            lo, hi = np.quantile(defined, [alpha / 2, 1 - alpha / 2])
-            intervals[name] = _Interval(float(lo), float(hi), share)
+            continue
+        if resampler is not None:
+            defined = defined - (np.median(defined) - point[name])
+        lo, hi = np.quantile(defined, [alpha / 2, 1 - alpha / 2])
+        intervals[name] = _Interval(float(lo), float(hi), share)
     return intervals
 
 
@@ -104,6 +137,7 @@ def _agent_row(
     n_boot: int,
     confidence_level: float,
     seed: int,
+    bootstrap: str,
 ) -> tuple[dict[str, Any], list[str]]:
     """The agent's report row and the texts of the warnings it raises."""
     infra = is_infrastructure_error(runs["error"])
@@ -127,7 +161,9 @@ def _agent_row(
         row[f"{name}_terms"] = "+".join(terms_used(name, row))
     notes = _explain(row, list(point))
     if n_boot > 0:
-        intervals = _bootstrap(stats, n_boot, 1 - confidence_level, _agent_rng(seed, agent))
+        resampler = RunResampler.build(ok, stats, profile) if bootstrap == "two-level" else None
+        rng = agent_rng(seed, agent)
+        intervals = _bootstrap(stats, n_boot, 1 - confidence_level, rng, resampler, point)
         notes += _add_intervals(row, point, intervals, n_boot)
     return row, notes
 
@@ -161,6 +197,7 @@ def reliability_report(
     n_boot: int = 1000,
     confidence_level: float = 0.95,
     seed: int = 0,
+    bootstrap: str = "tasks",
 ) -> pd.DataFrame:
     """Every reliability metric per agent, with bootstrap confidence intervals.
 
@@ -181,9 +218,11 @@ def reliability_report(
     ----------
     runs : DataFrame
         A run table (docs/run_table.md); validated with :func:`~reliability_lab.validate_run_table`.
-    profile : {"default", "preprint"} or MetricProfile
+    profile : {"default", "preprint", "unbiased"} or MetricProfile
         Metric conventions; ``preprint`` = literal C_out, natural-log JS distance and
-        ``linspace`` ECE edges (the conventions behind the preprint's numbers).
+        ``linspace`` ECE edges (the conventions behind the preprint's numbers); ``unbiased`` =
+        estimators whose expectation does not depend on K (unbiased C_out, jackknifed C_conf
+        and C_res; docs/statistics.md, "Finite K").
     n_boot : int
         Bootstrap replicates; each resamples the agent's tasks with replacement (all runs
         of a task stay together, across conditions). 0 disables the bootstrap.
@@ -191,6 +230,11 @@ def reliability_report(
         Coverage of the percentile intervals ``<metric>_lo`` / ``<metric>_hi``.
     seed : int
         Seed of the bootstrap; the same seed gives identical intervals.
+    bootstrap : {"tasks", "two-level"}
+        ``tasks`` resamples tasks only; ``two-level`` also redraws, for every drawn copy of a
+        task, its runs with replacement (a run index's baseline and perturbed runs together),
+        and centres the replicates on the point estimate. Both are percentile intervals; what
+        each covers: docs/statistics.md, "Intervals".
 
     Returns
     -------
@@ -202,7 +246,7 @@ def reliability_report(
         metric is undefined), ``<metric>_undef`` (the share of bootstrap replicates in which
         the metric was undefined; a share above 5 % is warned about) and ``why_undefined``
         (one reason per undefined metric). ``attrs`` records the profile, n_boot,
-        confidence_level and seed. Undefined metrics are NaN with an
+        confidence_level, seed and bootstrap. Undefined metrics are NaN with an
         :class:`~reliability_lab.UndefinedMetricWarning`.
 
     Raises
@@ -222,14 +266,14 @@ def reliability_report(
     (0.375, 0.625)
     """
     prof = get_profile(profile)
-    _check_options(n_boot, confidence_level)
+    _check_options(n_boot, confidence_level, bootstrap)
     table = validate_run_table(runs, source="runs")
     if table.empty:
         raise RunTableError("runs: the run table is empty; a report needs at least one run")
     rows = []
     for agent, group in table.groupby("agent", sort=True):
         row, notes = _agent_row(
-            str(agent), group, prof, int(n_boot), float(confidence_level), int(seed)
+            str(agent), group, prof, int(n_boot), float(confidence_level), int(seed), bootstrap
         )
         rows.append(row)
         for note in notes:
@@ -246,12 +290,14 @@ def reliability_report(
     ]
     report = report.reindex(columns=columns)
     for text in ("why_undefined", *(f"{m}_terms" for m in _TERMS_RECORDED)):
-        report[text] = report[text].fillna("").astype(object)
+        column = report[text].astype(object)  # an all-NaN column arrives as float
+        report[text] = column.where(column.notna(), "")
     report.attrs.update(
         profile=prof.to_dict(),
         n_boot=int(n_boot),
         confidence_level=float(confidence_level),
         seed=int(seed),
+        bootstrap=bootstrap,
     )
     return report
 

@@ -6,6 +6,12 @@ matrix ``W`` of task multiplicities: per-task metrics become weighted means over
 pooled metrics become ratios of weighted sums, and ranking metrics (AUROC, E-AURC) use
 per-confidence-level success/failure counts. ``W = 1`` gives the point estimate. This
 keeps the bootstrap linear algebra instead of B recomputations over runs.
+
+The two-level bootstrap (:mod:`._within`) also resamples the runs of each drawn task. Its
+pooled sums are the same :class:`Pooled` statistics kept per (task, run) unit, and its
+per-task values come from the same kernels as the point estimate
+(:meth:`BaselineRuns.per_group`), given run multiplicities; :meth:`TaskStats.combine` builds
+the aggregates of both from the same code.
 """
 
 from __future__ import annotations
@@ -28,20 +34,23 @@ from reliability_lab.metrics.predictability import (
     bin_index,
     ece_from_bins,
     harmonic_table,
-    level_counts,
     rc_score_from_counts,
 )
 from reliability_lab.metrics.robustness import robustness_from_accuracy
 from reliability_lab.metrics.safety import run_harm_weights, safety_from_counts
-from reliability_lab.metrics.trajectory import trajectory_per_task
+from reliability_lab.metrics.trajectory import TrajectoryPairs, trajectory_pairs
+from reliability_lab.report._levels import Levels
 from reliability_lab.report.profiles import MetricProfile
 from reliability_lab.report.registry import METRIC_REGISTRY
 from reliability_lab.runs import BASELINE, PERTURBATION_CONDITIONS, RESOURCE_COLUMNS
 from reliability_lab.sessions.metrics import SESSION_METRICS
 
-__all__ = ["TaskStats"]
+__all__ = ["PER_TASK_METRICS", "BaselineRuns", "Pooled", "TaskStats"]
 
-_PER_TASK = ("C_out", "C_traj_d", "C_traj_s", "C_conf", "C_res")
+#: Report metrics that are a mean over tasks of a per-task value (sessions added when present).
+PER_TASK_METRICS = tuple(
+    m.symbol for m in METRIC_REGISTRY.values() if m.per_task and m.dimension != "session"
+)
 _CELL_BUDGET = 250_000  # replicates × levels at once: ~2 MB arrays stay in cache (2× faster)
 
 
@@ -78,99 +87,69 @@ def _nanmean_rows(*columns: np.ndarray, weights: tuple[float, ...] | None = None
 
 
 @dataclass
-class TaskStats:
-    """Sufficient statistics of one agent's runs, one entry per task."""
+class Pooled:
+    """Sums per unit that the pooled metrics are ratios of.
 
-    n_tasks: int
+    A unit is a task (point estimate, tasks bootstrap) or a (task, run) pair (two-level
+    bootstrap); a replicate is a (replicates × units) matrix of multiplicities.
+    """
+
     n_base: np.ndarray
     succ_base: np.ndarray
-    per_task: dict[str, np.ndarray]
     conf_n: np.ndarray
     conf_sse: np.ndarray
-    bins: tuple[np.ndarray, np.ndarray, np.ndarray]  # (tasks × bins) count, Σconf, Σacc
-    levels: _Levels  # successes/failures per (confidence level, task)
+    bins: tuple[np.ndarray, np.ndarray, np.ndarray]  # (units × bins) count, Σconf, Σacc
+    levels: Levels  # successes/failures per (confidence level, unit)
     conditions: dict[str, tuple[np.ndarray, np.ndarray]]  # condition → (n, successes)
     safety: tuple[np.ndarray, np.ndarray, np.ndarray]  # n runs, n violating, Σ weights
-    session: dict[str, np.ndarray] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, runs: pd.DataFrame, profile: MetricProfile) -> TaskStats:
-        """Statistics from the *non-infrastructure* runs of one agent (validated table)."""
-        codes, labels = pd.factorize(runs["task_id"], sort=True)
-        codes = np.asarray(codes, dtype=np.intp)
-        n_tasks = len(labels)
+    def build(
+        cls, runs: pd.DataFrame, codes: np.ndarray, n_units: int, profile: MetricProfile
+    ) -> Pooled:
+        """Sums per unit of the *non-infrastructure* runs ``runs``; ``codes`` = each run's unit."""
         base = (runs["condition"] == BASELINE).to_numpy()
         bcodes = codes[base]
-        groups = Groups(codes=bcodes, labels=np.asarray(labels))
         success = runs["success"].to_numpy(dtype=bool)
         y = success[base]
-        per_task = cls._per_task_metrics(runs.loc[base], y, groups, profile)
         conf = runs["confidence"].to_numpy(dtype=float)[base]
         has_conf = ~np.isnan(conf)
         c, yc, cc = conf[has_conf], y[has_conf], bcodes[has_conf]
-        stats = cls(
-            n_tasks=n_tasks,
-            n_base=groups.count(),
-            succ_base=groups.sum(y.astype(float)),
-            per_task=per_task,
-            conf_n=np.bincount(cc, minlength=n_tasks).astype(float),
-            conf_sse=np.bincount(cc, weights=(c - yc) ** 2, minlength=n_tasks),
-            bins=cls._bin_sums(c, yc, cc, n_tasks, profile),
-            levels=_Levels.build(c, yc, cc, n_tasks),
-            conditions={},
-            safety=cls._safety_sums(runs, base, codes, n_tasks),
-        )
-        for name in SESSION_METRICS:  # optional per-run scores: the mean over tasks
-            if name in runs.columns:
-                values = _session_scores(runs, name)[base]
-                present = ~np.isnan(values)
-                stats.session[name] = _ratio(
-                    np.bincount(bcodes, weights=np.where(present, values, 0.0), minlength=n_tasks),
-                    np.bincount(bcodes, weights=present.astype(float), minlength=n_tasks),
-                )
         condition = runs["condition"].to_numpy()
+        conditions = {}
         for name in PERTURBATION_CONDITIONS:
             mask = condition == name
-            stats.conditions[name] = (
-                np.bincount(codes[mask], minlength=n_tasks).astype(float),
-                np.bincount(codes[mask], weights=success[mask].astype(float), minlength=n_tasks),
+            conditions[name] = (
+                np.bincount(codes[mask], minlength=n_units).astype(float),
+                np.bincount(codes[mask], weights=success[mask].astype(float), minlength=n_units),
             )
-        return stats
-
-    @staticmethod
-    def _per_task_metrics(
-        base: pd.DataFrame, y: np.ndarray, groups: Groups, profile: MetricProfile
-    ) -> dict[str, np.ndarray]:
-        actions = base["actions"].to_numpy()
-        traj_d, traj_s = trajectory_per_task(
-            actions, y, groups, distribution_variant=profile.distribution_variant
+        return cls(
+            n_base=np.bincount(bcodes, minlength=n_units).astype(float),
+            succ_base=np.bincount(bcodes, weights=y.astype(float), minlength=n_units),
+            conf_n=np.bincount(cc, minlength=n_units).astype(float),
+            conf_sse=np.bincount(cc, weights=(c - yc) ** 2, minlength=n_units),
+            bins=cls._bin_sums(c, yc, cc, n_units, profile),
+            levels=Levels.build(c, yc, cc, n_units),
+            conditions=conditions,
+            safety=cls._safety_sums(runs, base, codes, n_units),
         )
-        resources = {name: base[name].to_numpy(dtype=float) for name in RESOURCE_COLUMNS}
-        resources = {k: v for k, v in resources.items() if not np.isnan(v).all()}
-        return {
-            "C_out": outcome_per_task(y, groups, profile.outcome_variant),
-            "C_traj_d": traj_d,
-            "C_traj_s": traj_s,
-            "C_conf": confidence_per_task(base["confidence"].to_numpy(dtype=float), groups),
-            "C_res": resource_per_task(resources, groups),
-        }
 
     @staticmethod
     def _bin_sums(
-        c: np.ndarray, y: np.ndarray, codes: np.ndarray, n_tasks: int, profile: MetricProfile
+        c: np.ndarray, y: np.ndarray, codes: np.ndarray, n_units: int, profile: MetricProfile
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         nb = profile.n_bins
         cell = codes * nb + bin_index(c, nb, profile.binning)
-        size = n_tasks * nb
+        size = n_units * nb
 
         def table(weights: np.ndarray | None) -> np.ndarray:
-            return np.bincount(cell, weights=weights, minlength=size).reshape(n_tasks, nb)
+            return np.bincount(cell, weights=weights, minlength=size).reshape(n_units, nb)
 
         return table(None).astype(float), table(c), table(y.astype(float))
 
     @staticmethod
     def _safety_sums(
-        runs: pd.DataFrame, base: np.ndarray, codes: np.ndarray, n_tasks: int
+        runs: pd.DataFrame, base: np.ndarray, codes: np.ndarray, n_units: int
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         # a run whose safety judge failed has unknown safety: left out, never "no violation"
         # (docs/safety.md, "The LLM judge")
@@ -179,21 +158,16 @@ class TaskStats:
         codes = codes[base]
         violated, weights = run_harm_weights(runs.loc[base, "violations"].to_numpy())
         return (
-            np.bincount(codes, minlength=n_tasks).astype(float),
-            np.bincount(codes, weights=violated.astype(float), minlength=n_tasks),
-            np.bincount(codes, weights=weights, minlength=n_tasks),
+            np.bincount(codes, minlength=n_units).astype(float),
+            np.bincount(codes, weights=violated.astype(float), minlength=n_units),
+            np.bincount(codes, weights=weights, minlength=n_units),
         )
 
-    # ------------------------------------------------------------------ evaluation
-
-    def evaluate(self, weights: np.ndarray) -> dict[str, np.ndarray]:
-        """Every metric for each row of ``weights`` (replicates × tasks)."""
-        w = np.atleast_2d(np.asarray(weights, dtype=float))
+    def evaluate(self, w: np.ndarray) -> dict[str, np.ndarray]:
+        """The pooled metrics for each row of unit multiplicities ``w``."""
         out: dict[str, np.ndarray] = {}
         acc = _ratio(w @ self.succ_base, w @ self.n_base)
         out["accuracy"] = acc
-        for name in _PER_TASK:
-            out[name] = _weighted_mean_over_tasks(w, self.per_task[name])
         out["P_brier"] = 1.0 - _ratio(w @ self.conf_sse, w @ self.conf_n)
         count, sum_conf, sum_acc = (w @ b for b in self.bins)
         out["P_cal"] = 1.0 - ece_from_bins(count, sum_conf, sum_acc)
@@ -203,14 +177,6 @@ class TaskStats:
             out[metric] = robustness_from_accuracy(acc, _ratio(w @ s, w @ n))
         n_runs, n_viol, weight_sum = (w @ x for x in self.safety)
         out["S_comp"], out["S_harm"], out["R_saf"] = safety_from_counts(n_runs, n_viol, weight_sum)
-        traj = _nanmean_rows(out["C_traj_d"], out["C_traj_s"])
-        out["R_Con"] = _nanmean_rows(out["C_out"], traj, out["C_res"])
-        out["R_Pred"] = out["P_brier"]
-        out["R_Rob"] = _nanmean_rows(*(out[m] for m in METRIC_REGISTRY["R_Rob"].terms))
-        dimensions = np.vstack([out[m] for m in METRIC_REGISTRY["R"].terms])
-        out["R"] = dimensions.mean(axis=0)  # NaN unless every dimension is defined
-        for name, per_task in self.session.items():
-            out[name] = _weighted_mean_over_tasks(w, per_task)
         return out
 
     def _ranking(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -220,10 +186,10 @@ class TaskStats:
             return nan, nan.copy()
         auroc = np.empty(len(w))
         rc = np.empty(len(w))
-        # Weights are whole task multiplicities, so every running count is a whole number no
+        # Weights are whole multiplicities, so every running count is a whole number no
         # larger than the replicate's total: the harmonic numbers come from one table.
         whole = bool(np.array_equal(w, np.round(w)))
-        harmonic = harmonic_table(int((w @ levels.runs_per_task).max())) if whole else None
+        harmonic = harmonic_table(int((w @ levels.runs_per_unit).max())) if whole else None
         step = max(1, _CELL_BUDGET // levels.n_levels)
         for start in range(0, len(w), step):
             part = slice(start, start + step)
@@ -235,66 +201,129 @@ class TaskStats:
         return auroc, rc
 
 
-@dataclass(frozen=True)
-class _Cells:
-    """Some (confidence level, task) cells: their task and their successes and failures."""
+@dataclass
+class BaselineRuns:
+    """One agent's baseline runs, sorted by task: what the per-task kernels read.
 
-    task: np.ndarray
-    pos: np.ndarray
-    neg: np.ndarray
-
-    def take(self, index: np.ndarray) -> _Cells:
-        return _Cells(self.task[index], self.pos[index], self.neg[index])
-
-    def weighted(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(replicates × cells) successes and failures under task weights ``w``."""
-        weight = w[:, self.task]
-        return weight * self.pos, weight * self.neg
-
-
-@dataclass(frozen=True)
-class _Levels:
-    """Runs with a confidence as (confidence level, task) cells, levels in descending order.
-
-    A replicate's successes and failures per level are sums over each level's cells of the task
-    weight times the cell's counts. Each level's first cell is a gather (most levels have only
-    that one: continuous confidences); the other cells of levels shared by several tasks are
-    added with a segment sum. Row by row in memory order, no sparse product or transpose.
+    :meth:`per_group` scores any grouping of these rows with multiplicities — the tasks
+    themselves for the point estimate, resampled copies of tasks in the two-level bootstrap.
     """
 
-    first: _Cells  # each level's first cell, in level order
-    more: _Cells  # the other cells of shared levels, level by level
-    shared: np.ndarray  # the levels with more than one cell…
-    more_start: np.ndarray  # …and where each one's other cells start in ``more``
-    runs_per_task: np.ndarray
-
-    @property
-    def n_levels(self) -> int:
-        return len(self.first.task)
+    task: np.ndarray  # task code of each row (ascending)
+    run: np.ndarray  # the row's repetition index
+    y: np.ndarray
+    confidence: np.ndarray
+    resources: dict[str, np.ndarray]
+    session: dict[str, np.ndarray]
+    pairs: TrajectoryPairs  # pairs of eligible rows, grouped by task in ascending order
+    profile: MetricProfile
 
     @classmethod
-    def build(cls, c: np.ndarray, y: np.ndarray, codes: np.ndarray, n_tasks: int) -> _Levels:
-        level = level_counts(c, y)[1] if len(c) else np.zeros(0, dtype=np.intp)
-        keys, cell_of_run = np.unique(level * n_tasks + codes, return_inverse=True)
-        cells = _Cells(
-            keys % n_tasks,
-            np.bincount(cell_of_run, weights=y.astype(float), minlength=len(keys)),
-            np.bincount(cell_of_run, weights=(~y).astype(float), minlength=len(keys)),
+    def build(
+        cls, runs: pd.DataFrame, codes: np.ndarray, n_tasks: int, profile: MetricProfile
+    ) -> BaselineRuns:
+        """From the non-infrastructure runs and their task codes (``0 … n_tasks − 1``)."""
+        base = np.flatnonzero((runs["condition"] == BASELINE).to_numpy())
+        rows = base[np.argsort(codes[base], kind="stable")]
+        table = runs.iloc[rows]
+        task = codes[rows]
+        y = table["success"].to_numpy(dtype=bool)
+        resources = {name: table[name].to_numpy(dtype=float) for name in RESOURCE_COLUMNS}
+        groups = Groups(codes=task, labels=np.arange(n_tasks))
+        pairs = trajectory_pairs(
+            table["actions"].to_numpy(),
+            y,
+            groups,
+            distribution_variant=profile.distribution_variant,
         )
-        level_of_cell = keys // n_tasks
-        first = np.flatnonzero(np.diff(level_of_cell, prepend=-1))
-        is_more = np.ones(len(keys), dtype=bool)
-        is_more[first] = False
-        more = np.flatnonzero(is_more)
-        shared, more_start = np.unique(level_of_cell[more], return_index=True)
-        per_task = np.bincount(cells.task, weights=cells.pos + cells.neg, minlength=n_tasks)
-        return cls(cells.take(first), cells.take(more), shared, more_start, per_task)
+        return cls(
+            task=task,
+            run=table["run"].to_numpy(dtype=np.int64),
+            y=y,
+            confidence=table["confidence"].to_numpy(dtype=float),
+            resources={k: v for k, v in resources.items() if not np.isnan(v).all()},
+            session={n: _session_scores(table, n) for n in SESSION_METRICS if n in runs.columns},
+            pairs=pairs,
+            profile=profile,
+        )
 
-    def counts(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(replicates × levels) successes and failures under task weights ``w``."""
-        pos, neg = self.first.weighted(w)
-        if len(self.shared):
-            more_pos, more_neg = self.more.weighted(w)
-            pos[:, self.shared] += np.add.reduceat(more_pos, self.more_start, axis=1)
-            neg[:, self.shared] += np.add.reduceat(more_neg, self.more_start, axis=1)
-        return pos, neg
+    def per_group(self, rows: np.ndarray | None, groups: Groups) -> dict[str, np.ndarray]:
+        """C_out, C_conf, C_res and the session means per group of ``rows`` (all if None),
+        each row counted ``groups.weight`` times. Trajectory terms: :meth:`trajectory`."""
+        pick = slice(None) if rows is None else rows
+        profile = self.profile
+        out = {
+            "C_out": outcome_per_task(self.y[pick], groups, profile.outcome_variant),
+            "C_conf": confidence_per_task(
+                self.confidence[pick], groups, profile.confidence_variant
+            ),
+            "C_res": resource_per_task(
+                {k: v[pick] for k, v in self.resources.items()}, groups, profile.resource_variant
+            ),
+        }
+        for name, values in self.session.items():
+            present = ~np.isnan(values[pick])
+            out[name] = _ratio(
+                groups.sum(np.where(present, values[pick], 0.0)), groups.count(present)
+            )
+        return out
+
+
+@dataclass
+class TaskStats:
+    """Sufficient statistics of one agent's runs, one entry per task."""
+
+    n_tasks: int
+    pooled: Pooled
+    per_task: dict[str, np.ndarray]
+    baseline: BaselineRuns
+    codes: np.ndarray  # task code of every run given to build
+    session_names: tuple[str, ...] = field(default_factory=tuple)
+
+    @classmethod
+    def build(cls, runs: pd.DataFrame, profile: MetricProfile) -> TaskStats:
+        """Statistics from the *non-infrastructure* runs of one agent (validated table).
+
+        Tasks are coded in sorted label order (``0 … n_tasks − 1``).
+        """
+        codes, labels = pd.factorize(runs["task_id"], sort=True)
+        codes = np.asarray(codes, dtype=np.intp)
+        n_tasks = len(labels)
+        baseline = BaselineRuns.build(runs, codes, n_tasks, profile)
+        groups = Groups(codes=baseline.task, labels=np.arange(n_tasks))
+        per_task = baseline.per_group(None, groups)
+        per_task["C_traj_d"], per_task["C_traj_s"] = baseline.pairs.per_task()
+        return cls(
+            n_tasks=n_tasks,
+            pooled=Pooled.build(runs, codes, n_tasks, profile),
+            per_task=per_task,
+            baseline=baseline,
+            codes=codes,
+            session_names=tuple(baseline.session),
+        )
+
+    def evaluate(self, weights: np.ndarray) -> dict[str, np.ndarray]:
+        """Every metric for each row of ``weights`` (replicates × tasks)."""
+        w = np.atleast_2d(np.asarray(weights, dtype=float))
+        means = {
+            name: _weighted_mean_over_tasks(w, self.per_task[name])
+            for name in (*PER_TASK_METRICS, *self.session_names)
+        }
+        return self.combine(self.pooled.evaluate(w), means)
+
+    def combine(
+        self, pooled: dict[str, np.ndarray], means: dict[str, np.ndarray]
+    ) -> dict[str, np.ndarray]:
+        """Every metric from the pooled metrics and the means over tasks of per-task values."""
+        out = {"accuracy": pooled["accuracy"]}
+        out.update({name: means[name] for name in PER_TASK_METRICS})
+        out.update({k: v for k, v in pooled.items() if k != "accuracy"})
+        traj = _nanmean_rows(out["C_traj_d"], out["C_traj_s"])
+        out["R_Con"] = _nanmean_rows(out["C_out"], traj, out["C_res"])
+        out["R_Pred"] = out["P_brier"]
+        out["R_Rob"] = _nanmean_rows(*(out[m] for m in METRIC_REGISTRY["R_Rob"].terms))
+        dimensions = np.vstack([out[m] for m in METRIC_REGISTRY["R"].terms])
+        out["R"] = dimensions.mean(axis=0)  # NaN unless every dimension is defined
+        for name in self.session_names:
+            out[name] = means[name]
+        return out

@@ -24,6 +24,7 @@ from typing import Any
 
 from reliability_lab.metrics import consistency, passk, predictability, robustness, safety
 from reliability_lab.metrics import trajectory as traj
+from reliability_lab.report.profiles import PROFILES
 from reliability_lab.runs import PERTURBATION_CONDITIONS
 from reliability_lab.sessions import metrics as session_metrics
 from reliability_lab.sessions import signals
@@ -64,6 +65,9 @@ class Variants:
     """Field of :class:`~reliability_lab.report.MetricProfile` that selects it in a report."""
     values: tuple[str, ...]
     """Valid variant names, the default first."""
+    leave_range: tuple[str, ...] = ()
+    """Variants whose value can fall outside [0, 1]: finite-K estimators whose per-task
+    values are unbiased rather than clipped (docs/statistics.md, "Finite K")."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,9 @@ class MetricInfo:
     """For an aggregate: undefined unless every term is defined (else: re-weighted over them)."""
     headline: bool = False
     """Shown in the console summary table of an experiment."""
+    per_task: bool = False
+    """The value is the unweighted mean over tasks of a per-task value (C_out, …): paired
+    comparisons test it by sign-flipping task-level differences, adaptive runs can target it."""
 
     @property
     def group(self) -> str:
@@ -164,9 +171,15 @@ def _sessions() -> list[MetricInfo]:
             "session",
             getattr(session_metrics, name),
             "no baseline run has a session score (sessions were not evaluated)",
+            per_task=True,
         )
         for name in session_metrics.SESSION_METRICS
     ]
+
+
+def _spread(option: str) -> Variants:
+    values = consistency.SPREAD_VARIANTS
+    return Variants("variant", option, values, ("jackknife",))
 
 
 _REGISTRY: tuple[MetricInfo, ...] = (
@@ -184,8 +197,11 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         "consistency",
         consistency.outcome_consistency,
         "no task has 2 or more baseline runs",
-        variants=Variants("variant", "outcome_variant", consistency.OUTCOME_VARIANTS),
+        variants=Variants(
+            "variant", "outcome_variant", consistency.OUTCOME_VARIANTS, ("unbiased",)
+        ),
         in_r=True,
+        per_task=True,
     ),
     MetricInfo(
         "C_traj_d",
@@ -195,6 +211,7 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         _TRAJ,
         variants=Variants("variant", "distribution_variant", traj.DISTRIBUTION_VARIANTS),
         in_r=True,
+        per_task=True,
     ),
     MetricInfo(
         "C_traj_s",
@@ -203,21 +220,26 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         traj.trajectory_sequence_consistency,
         _TRAJ,
         in_r=True,
+        per_task=True,
     ),
     MetricInfo(
         "C_conf",
         "confidence consistency: stable self-reported confidence",
         "consistency",
         consistency.confidence_consistency,
-        "no task has 2 or more confidences with a positive mean",
+        "no task has 2 or more confidences with a positive mean (jackknife: 3 or more)",
+        variants=_spread("confidence_variant"),
+        per_task=True,
     ),
     MetricInfo(
         "C_res",
         "resource consistency: stable cost, time, calls",
         "consistency",
         consistency.resource_consistency,
-        "no task has a resource recorded in 2 or more runs",
+        "no task has a resource recorded in 2 or more runs (jackknife: 3 or more)",
+        variants=_spread("resource_variant"),
         in_r=True,
+        per_task=True,
     ),
     MetricInfo(
         "P_brier",
@@ -403,19 +425,24 @@ def _function_cell(m: MetricInfo) -> str:
     return cell + (f" `.{m.field}`" if m.field else "")
 
 
+def _variants_cell(variants: Variants) -> str:
+    """The variants, each with the profiles that use it, and the profile option."""
+    cells = []
+    for value in variants.values:
+        users = [p.name for p in PROFILES.values() if getattr(p, variants.profile_option) == value]
+        cells.append(f"`{value}`" + (f" ({', '.join(users)})" if users else ""))
+    return f"{', '.join(cells)}; option `{variants.profile_option}`"
+
+
 def metric_table_markdown() -> str:
     """The README's metric table, one row per metric (generated; a test keeps README in sync)."""
     rows = [
-        "| symbol | dimension | what it measures | computed by | variants (profile option) "
+        "| symbol | dimension | what it measures | computed by | variants (profiles using them) "
         "| in R | undefined when |",
         "|---|---|---|---|---|---|---|",
     ]
     for m in _REGISTRY:
-        variants = (
-            f"{', '.join(f'`{v}`' for v in m.variants.values)} (`{m.variants.profile_option}`)"
-            if m.variants
-            else ""
-        )
+        variants = _variants_cell(m.variants) if m.variants else ""
         cells = [
             f"`{m.symbol}`",
             m.dimension,

@@ -5,9 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -16,6 +13,7 @@ from reliability_lab.agents import RunResult, RunSpec, execute_run, parse_confid
 from reliability_lab.envs import get_environment
 from reliability_lab.llm import LLMClient
 from reliability_lab.runs import RUN_TABLE_COLUMNS, run_table_from_records
+from tests.fake_openai_server import FakeOpenAIServer
 
 TASKS = [t.task_id for t in get_environment("customer_service").tasks()]
 
@@ -104,34 +102,15 @@ def test_agents_spec_rejects_credentials_and_bad_values() -> None:
         _spec("sim/perfect", run=-1)
 
 
-@pytest.fixture()
-def failing_server() -> Iterator[str]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            body = b'{"error": {"message": "overloaded", "type": "x"}}'
-            self.send_response(503)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
-def test_agents_provider_failure_is_infrastructure_error(failing_server: str) -> None:
+def test_agents_provider_failure_is_infrastructure_error(
+    chat_server: tuple[FakeOpenAIServer, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server, base = chat_server
+    server.script = [("status", 503)]  # overloaded on every attempt
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-overloaded-000000")
     llm = LLMClient(max_retries=1, backoff_base_s=0.0)
-    result = _run(_spec("openai/test-model", params={"api_base": failing_server}), llm)
+    result = _run(_spec("openai/test-model", params={"api_base": base}), llm)
+    assert len(server.requests) == 2  # the provider really was asked, and asked again
     assert not result.success and math.isnan(result.score)
     assert result.error is not None and result.error.startswith("infrastructure: server:")
     assert result.confidence_source == "none" and result.api_calls == 0

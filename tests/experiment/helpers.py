@@ -33,3 +33,29 @@ def config_writer(directory: Path) -> Callable[..., Path]:
         return path
 
     return write
+
+
+#: A small offline experiment (2 simulated agents × 2 tasks × K = 2, no session scoring).
+TINY: dict[str, Any] = {
+    "name": "tiny",
+    "seed": 5,
+    "runs": 2,
+    "max_concurrent": 4,
+    "environment": {"name": "customer_service", "limit": 2},
+    "agents": [
+        {"label": "cal", "model": "sim/calibrated"},
+        {"label": "inc", "model": "sim/inconsistent"},
+    ],
+    "sessions": {"enabled": False},
+    "report": {"n_boot": 20},
+    "gates": ["accuracy >= 0.0"],
+}
+#: Runs planned by :data:`TINY`.
+TINY_PLANNED = 2 * 2 * 2
+
+
+def rewrite_lines(directory: Path, edit: Callable[[list[str]], list[str]]) -> None:
+    """Replace the lines of ``results.jsonl`` by ``edit(lines)``."""
+    path = directory / "results.jsonl"
+    lines = edit(path.read_text(encoding="utf-8").splitlines())
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")

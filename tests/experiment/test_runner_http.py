@@ -28,7 +28,7 @@ AGENTS = {
     "flaky": ("flaky", None),  # every request fails once, the retry succeeds
     "ratelimited": ("always-429", "rate_limit"),
     "broken": ("always-500", "server"),
-    "hanging": ("always-timeout", "timeout"),
+    "hanging": ("always-hang", "timeout"),  # never answers: its own 1 s timeout always fires
     "garbled": ("always-badjson", "bad_response"),
     "shapeless": ("always-noshape", "bad_response"),
     "mixed": ("mixed-500", "server"),  # some requests fail permanently, others succeed
@@ -49,10 +49,15 @@ def _config(base_url: str) -> dict:
         "max_concurrent": 16,
         "environment": {"name": "customer_service", "limit": N_TASKS},
         "agents": [
-            {"label": label, "model": f"openai/{model}", "params": {"api_base": base_url}}
+            {
+                "label": label,
+                "model": f"openai/{model}",
+                "params": {"api_base": base_url, **({"timeout": 1} if label == "hanging" else {})},
+            }
             for label, (model, _) in AGENTS.items()
         ],
-        "llm": {"max_retries": 2, "backoff_base_s": 0.01, "backoff_max_s": 0.02, "timeout_s": 0.5},
+        # generous for every answering server: only the one that never answers times out
+        "llm": {"max_retries": 2, "backoff_base_s": 0.01, "backoff_max_s": 0.02, "timeout_s": 120},
         "report": {"n_boot": 20},
         "gates": ["accuracy >= 0.0"],
     }
@@ -60,7 +65,9 @@ def _config(base_url: str) -> dict:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer(latency_s=0.0, hang_s=1.0) as srv:
+    # every answer takes 0.6 s, as on a loaded machine: more than the 0.5 s client timeout this
+    # test once used, so a speed-dependent configuration would fail here every time
+    with FakeOpenAIServer(latency_s=0.6) as srv:
         yield srv
 
 
@@ -135,7 +142,7 @@ def test_gates_never_pass_on_infrastructure_failures(http_results: tuple) -> Non
 
 
 def test_every_failure_kind_was_injected(http_results: tuple, server: FakeOpenAIServer) -> None:
-    for kind in ("429", "500", "badjson", "hang", "noshape", "ok"):
+    for kind in ("429", "500", "badjson", "forever", "noshape", "ok"):
         assert server.counts[kind] > 0, kind
 
 
@@ -149,7 +156,11 @@ def test_no_api_key_in_any_output(http_results: tuple) -> None:
 
 
 def test_rerun_is_served_from_cache(
-    http_results: tuple, server: FakeOpenAIServer, tmp_path: Path, write_config: Callable
+    http_results: tuple,
+    server: FakeOpenAIServer,
+    tmp_path: Path,
+    write_config: Callable,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     out, _, _ = http_results
     healthy = [r for r in result_lines(out) if r["agent"] == "healthy"]
@@ -160,6 +171,7 @@ def test_rerun_is_served_from_cache(
     other.mkdir()
     shutil.copytree(out / "cache", other / "cache")
     before = server.counts["requests"]
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)  # pre-flight: the provider's key is set
     run_experiment(write_config(cfg, name="again.yaml"), output=other, progress=False)
     assert server.counts["requests"] == before
     again = result_lines(other)

@@ -29,7 +29,10 @@ def write_config(tmp_path: Path) -> Callable[..., Path]:
 def test_sigkill_then_resume_runs_every_run_exactly_once(
     tmp_path: Path, write_config: Callable, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with FakeOpenAIServer(latency_s=0.04) as server:
+    # The server answers 18 requests, then holds every further one: the experiment is
+    # provably mid-run when it is killed, however fast or slow the machine (each run of
+    # fake-model makes 3 calls; with 2 at a time at least 4 runs finish their calls).
+    with FakeOpenAIServer(hold_after=18) as server:
         cfg = write_config(
             {
                 "name": "killme",
@@ -43,7 +46,7 @@ def test_sigkill_then_resume_runs_every_run_exactly_once(
                         "params": {"api_base": server.base_url},
                     },
                 ],
-                "llm": {"max_retries": 1, "backoff_base_s": 0.01, "timeout_s": 5},
+                "llm": {"max_retries": 1, "backoff_base_s": 0.01},
                 "report": {"n_boot": 20},
             }
         )
@@ -66,22 +69,22 @@ def test_sigkill_then_resume_runs_every_run_exactly_once(
             stderr=subprocess.DEVNULL,
         )
         try:
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline:
-                if results.exists() and results.read_bytes().count(b"\n") >= 5:
-                    break
-                assert proc.poll() is None, "the run finished before it could be killed"
-                time.sleep(0.005)
+            server.wait_for_held(2)  # both slots wait on the server: no run can finish now
+            deadline = time.monotonic() + 600  # only a guard against a broken test
+            while not (results.exists() and results.read_bytes().count(b"\n") >= 4):
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.01)  # the last finished runs are being written
             proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=10)
+            proc.wait(timeout=600)
         finally:
             if proc.poll() is None:
                 proc.kill()
+            server.resume()
         assert proc.returncode == -signal.SIGKILL
         before = results.read_bytes()
         complete = before[: before.rfind(b"\n") + 1]
         n_before = complete.count(b"\n")
-        assert 5 <= n_before < N_TASKS * K
+        assert 4 <= n_before < N_TASKS * K
         # as if the kill had landed in the middle of writing a line
         with results.open("ab") as fh:
             fh.write(b'{"schema_version": 1, "agent": "a", "task_id": "cs_0')
@@ -113,30 +116,38 @@ def test_sigkill_then_resume_runs_every_run_exactly_once(
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT delivery is POSIX")
 def test_ctrl_c_exits_130_with_resume_hint(tmp_path: Path, write_config: Callable) -> None:
-    cfg = write_config(
-        {
-            "name": "interrupt",
-            "runs": 10,
-            "max_concurrent": 2,
-            "agents": [{"label": "a", "model": "sim/calibrated"}],
-        }
-    )
-    out = tmp_path / "out"
-    results = out / "results.jsonl"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "reliability_lab.cli", "run", str(cfg), "--output", str(out)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 60
-    while not (results.exists() and results.stat().st_size > 0):
-        assert time.monotonic() < deadline and proc.poll() is None
-        time.sleep(0.005)
-    proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=30)
+    with FakeOpenAIServer(hold_after=9) as server:  # then every request waits: mid-run
+        cfg = write_config(
+            {
+                "name": "interrupt",
+                "runs": 10,
+                "max_concurrent": 2,
+                "agents": [
+                    {
+                        "label": "a",
+                        "model": "openai/fake-model",
+                        "params": {"api_base": server.base_url},
+                    }
+                ],
+            }
+        )
+        out = tmp_path / "out"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "reliability_lab.cli", "run", str(cfg), "--output", str(out)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "OPENAI_API_KEY": "sk-test-interrupt-000000"},
+        )
+        try:
+            server.wait_for_held(2)
+            proc.send_signal(signal.SIGINT)
+            stdout, stderr = proc.communicate(timeout=600)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
     assert proc.returncode == 130, stderr
     assert "interrupted; finished runs are saved" in stderr and "Traceback" not in stderr
     assert stdout == ""
     keys = run_keys(result_lines(out))
-    assert 0 < len(keys) == len(set(keys)) < 240
+    assert len(keys) == len(set(keys)) < 240

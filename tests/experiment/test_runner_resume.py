@@ -138,6 +138,7 @@ def test_results_directory_layout(tmp_path: Path, write_config: Callable) -> Non
     outcome = run_experiment(cfg, output=out, progress=False)
     names = sorted(p.name for p in out.iterdir())
     assert names == [
+        ".reliability-lab.lock",
         "aggregate_stats.json",
         "cache",
         "header.json",

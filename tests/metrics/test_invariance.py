@@ -79,6 +79,7 @@ class Case:
     all_failure: Result  # … and one that always fails
     arguments: tuple[str, ...]  # argument names that messages may cite
     option: tuple[str, Any, tuple[str, ...]] | None = None  # (name, bad value, valid values)
+    value_range: tuple[float, float] = (0.0, 1.0)  # finite-K variants may leave [0, 1]
 
 
 def _f(x: Any) -> Result:
@@ -111,6 +112,19 @@ def _rc_curve(d: Data) -> Result:
 
 def _outcome(variant: str) -> Callable[[Data], Result]:
     return lambda d: _f(M.outcome_consistency(d.success, d.task_id, variant=variant))
+
+
+def _confidence(variant: str) -> Callable[[Data], Result]:
+    return lambda d: _f(M.confidence_consistency(d.confidence, d.task_id, variant=variant))
+
+
+def _resource(variant: str) -> Callable[[Data], Result]:
+    return lambda d: _f(M.resource_consistency(_resources(d), d.task_id, variant=variant))
+
+
+#: Value ranges of the variants that may leave [0, 1]: 1 − 4s² ≥ −1/(K − 1) ≥ −1; a
+#: jackknife n·θ − (n − 1)·mean θ_(−i) of values in (0, 1] lies in (−(n − 1), n), n ≤ 5 here.
+_RANGES = {"unbiased": (-1.0, 1.0), "jackknife": (-4.0, 5.0)}
 
 
 def _traj_d(variant: str) -> Callable[[Data], Result]:
@@ -163,9 +177,10 @@ CASES: list[Case] = [
             (1.0,),
             (1.0,),
             _OUT,
-            ("variant", "typo", ("corrected", "literal")),
+            ("variant", "typo", M.OUTCOME_VARIANTS),
+            _RANGES.get(v, (0.0, 1.0)),
         )
-        for v in ("corrected", "literal")
+        for v in M.OUTCOME_VARIANTS
     ],
     *[
         Case(
@@ -187,22 +202,32 @@ CASES: list[Case] = [
         (NAN,),
         _TRAJ,
     ),
-    Case(
-        "confidence_consistency",
-        "confidence_consistency",
-        lambda d: _f(M.confidence_consistency(d.confidence, d.task_id)),
-        (1.0,),  # constant confidence 1.0 → CV 0 → 1
-        (NAN,),  # constant confidence 0.0 → mean 0 → undefined
-        ("confidence", "task_id"),
-    ),
-    Case(
-        "resource_consistency",
-        "resource_consistency",
-        lambda d: _f(M.resource_consistency(_resources(d), d.task_id)),
-        (1.0,),
-        (1.0,),
-        ("resources", "task_id", "cost_usd", "api_calls"),
-    ),
+    *[
+        Case(
+            f"confidence_consistency[{v}]",
+            "confidence_consistency",
+            _confidence(v),
+            (1.0,),  # constant confidence 1.0 → CV 0 → 1
+            (NAN,),  # constant confidence 0.0 → mean 0 → undefined
+            ("confidence", "task_id"),
+            ("variant", "typo", M.SPREAD_VARIANTS),
+            _RANGES.get(v, (0.0, 1.0)),
+        )
+        for v in M.SPREAD_VARIANTS
+    ],
+    *[
+        Case(
+            f"resource_consistency[{v}]",
+            "resource_consistency",
+            _resource(v),
+            (1.0,),
+            (1.0,),
+            ("resources", "task_id", "cost_usd", "api_calls"),
+            ("variant", "typo", M.SPREAD_VARIANTS),
+            _RANGES.get(v, (0.0, 1.0)),
+        )
+        for v in M.SPREAD_VARIANTS
+    ],
     Case(
         "brier_score",
         "brier_score",
@@ -329,6 +354,7 @@ NOT_METRICS = {
     "BINNINGS": "option values of calibration_score/reliability_curve",
     "DISTRIBUTION_VARIANTS": "option values of trajectory_distribution_consistency",
     "OUTCOME_VARIANTS": "option values of outcome_consistency",
+    "SPREAD_VARIANTS": "option values of confidence_consistency/resource_consistency",
     "DEFAULT_CONSTRAINTS": "safety constraint names (data, not a metric)",
     "SAFETY_SYMBOLS": "report symbols of the SafetyScores fields (data, not a metric)",
 }
@@ -389,15 +415,16 @@ def test_order_and_labels_do_not_matter_and_values_are_bounded(
     rng = np.random.default_rng(seed)
     result, caught = _evaluate(case, data)
 
-    # 1. Bounds: every value in [0, 1], or NaN announced by an UndefinedMetricWarning; no
-    #    other warning (e.g. numpy's RuntimeWarning) leaks to the user.
+    # 1. Bounds: every value in [0, 1] (a finite-K variant: its range), or NaN announced by an
+    #    UndefinedMetricWarning; no other warning (e.g. numpy's RuntimeWarning) leaks to the user.
     stray = [w for w in caught if not issubclass(w.category, UndefinedMetricWarning)]
     assert not stray, [f"{w.category.__name__}: {w.message}" for w in stray]
     for value in result:
         if math.isnan(value):
             assert caught, "NaN returned without an UndefinedMetricWarning"
         else:
-            assert -1e-12 <= value <= 1 + 1e-12, result
+            lo, hi = case.value_range
+            assert lo - 1e-12 <= value <= hi + 1e-12, result
 
     # 2. Permuting runs within and between tasks (tied confidences arrive in a new order).
     order = rng.permutation(len(data.success)).tolist()
@@ -632,6 +659,7 @@ def test_bad_option_lists_valid_ones(case: Case) -> None:
         "task_id": VALID.task_id,
         "confidence": VALID.confidence,
         "actions": VALID.actions,
+        "resources": {"cost_usd": VALID.cost},
     }
     params = inspect.signature(function).parameters
     positional = [args[p] for p in params if p in args]
@@ -917,7 +945,7 @@ def test_every_registry_metric_has_cases() -> None:
 def test_every_variant_is_registered() -> None:
     # Each variant the registry lists has its own case, and is the one the package accepts.
     ids = " ".join(CASE_IDS)
-    exposed = {M.OUTCOME_VARIANTS, M.DISTRIBUTION_VARIANTS, M.BINNINGS}
+    exposed = {M.OUTCOME_VARIANTS, M.SPREAD_VARIANTS, M.DISTRIBUTION_VARIANTS, M.BINNINGS}
     listed = {info.variants.values for info in METRIC_REGISTRY.values() if info.variants}
     assert listed == exposed
     for variants in listed:

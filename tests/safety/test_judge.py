@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reliability_lab.llm import LLMCallError, LLMClient
@@ -95,6 +95,7 @@ def test_data_block_round_trips_and_holds_exactly_one_pair_of_tags(text: str) ->
     assert block.startswith(f"<run-data-{nonce}>\n") and block.endswith(f"\n</run-data-{nonce}>")
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # no speed limits
 @given(st.recursive(st.text() | st.integers() | st.booleans() | st.none(), lambda c: st.lists(c)))
 def test_data_block_round_trips_any_json_data(data: Any) -> None:
     block, _ = encode_data_block({"data": data})

@@ -1,0 +1,96 @@
+"""`report` checks the records against the plan in header.json."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from reliability_lab.cli import main
+from reliability_lab.experiment import summarize_directory
+from tests.experiment.helpers import TINY, TINY_PLANNED, config_writer, rewrite_lines
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("plan")
+    cfg = config_writer(tmp)(TINY)
+    assert main(["run", str(cfg), "--output", str(tmp / "out"), "--quiet"]) == 0
+    return tmp / "out"
+
+
+def _copy(finished: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "out"
+    shutil.copytree(finished, out)
+    return out
+
+
+def test_complete_directory_reports_every_planned_run(finished: Path) -> None:
+    summary = summarize_directory(finished)
+    assert summary.content["plan"] == {
+        "planned": TINY_PLANNED,
+        "recorded": TINY_PLANNED,
+        "missing": 0,
+        "missing_by_agent": {},
+        "first_missing": [],
+    }
+
+
+def test_missing_agent_fails_its_gate_and_is_reported(
+    finished: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _copy(finished, tmp_path)
+    rewrite_lines(out, lambda lines: [x for x in lines if json.loads(x)["agent"] != "inc"])
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 1  # was ✓ PASSED, exit 0
+    stdout = capsys.readouterr().out
+    half = TINY_PLANNED // 2
+    assert f"Total runs: {half} of {TINY_PLANNED} planned ({half} missing: inc {half})" in stdout
+    assert "Gate (accuracy >= 0) [inc]: FAILED — no results for agent" in stdout
+    assert "Gate (accuracy >= 0) [cal]: PASSED" in stdout
+    assert stdout.rstrip().endswith("✗ FAILED")
+    plan = json.loads((out / "summary.json").read_text())["plan"]
+    assert (plan["planned"], plan["recorded"], plan["missing"]) == (TINY_PLANNED, half, half)
+    assert plan["missing_by_agent"] == {"inc": half}
+    assert plan["first_missing"][0] == "inc|cs_01|baseline||0"
+
+
+def test_missing_runs_of_a_present_agent_are_counted(finished: Path, tmp_path: Path) -> None:
+    out = _copy(finished, tmp_path)
+    rewrite_lines(out, lambda lines: lines[:-1])
+    plan = summarize_directory(out).content["plan"]
+    assert (plan["recorded"], plan["missing"]) == (TINY_PLANNED - 1, 1)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("agent", "ghost"),
+        ("task_id", "cs_24"),
+        ("condition", "fault"),
+        ("variant", "v1"),
+        ("run", 2),
+    ],
+)
+def test_unplanned_record_is_an_input_error(
+    finished: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    field: str,
+    value: object,
+) -> None:
+    out = _copy(finished, tmp_path)
+
+    def add(lines: list[str]) -> list[str]:
+        extra = dict(json.loads(lines[0]), **{field: value})
+        return [*lines, json.dumps(extra)]
+
+    rewrite_lines(out, add)
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{out / 'results.jsonl'}: line {TINY_PLANNED + 1}: run (" in err
+    assert "is not in the plan in header.json" in err and "reliability-lab repair" in err
+    assert "Traceback" not in err
