@@ -23,6 +23,7 @@ figure                                 data
 :func:`plot_robustness_by_condition`   report: R_fault, R_struct, R_prompt
 :func:`plot_robustness_by_intensity`   ``report.robustness_by_intensity``
 :func:`plot_safety_violations`         ``report.violation_counts``
+:func:`plot_paired_differences`        ``compare_agents``: differences with intervals
 :func:`plot_outcome_matrix`            run table of one agent
 :func:`plot_success_rate_histogram`    ``metrics.per_task_consistency``
 :func:`plot_pass_hat_k`                ``metrics.pass_hat_k_curve``
@@ -34,6 +35,7 @@ figure                                 data
 =====================================  =================================================
 """
 
+from reliability_lab.plots.compare import plot_paired_differences
 from reliability_lab.plots.consistency import (
     plot_consistency_vs_accuracy,
     plot_resource_spread,
@@ -110,6 +112,7 @@ __all__ = [
     "plot_metric_bars",
     "plot_metric_intervals",
     "plot_outcome_matrix",
+    "plot_paired_differences",
     "plot_pass_hat_k",
     "plot_reliability_diagram",
     "plot_resource_spread",

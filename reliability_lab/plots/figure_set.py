@@ -40,6 +40,7 @@ from reliability_lab.metrics import (
     reliability_curve,
     risk_coverage_curve,
 )
+from reliability_lab.plots.compare import plot_paired_differences
 from reliability_lab.plots.consistency import (
     plot_consistency_vs_accuracy,
     plot_resource_spread,
@@ -86,6 +87,7 @@ from reliability_lab.runs import (
     validate_run_table,
 )
 from reliability_lab.sessions.scoring import SessionScores
+from reliability_lab.stats.compare import compare_agents
 
 __all__ = [
     "FIGURES",
@@ -132,6 +134,10 @@ class FigureData:
     sessions: Mapping[str, SessionScores] = field(default_factory=dict)
     """Per agent, the stored session scores of its riskiest baseline run (lowest
     agent_reliability; results directories only)."""
+    comparisons: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    """Per agent after the first: :func:`~reliability_lab.compare_agents` of it (candidate)
+    against the first agent of the report (baseline), with the report's profile, n_boot,
+    confidence level and seed. Agents sharing no task with the first are left out."""
 
     @property
     def colors(self) -> dict[str, str]:
@@ -200,6 +206,31 @@ def _riskiest_sessions(
     return {agent: entry[2] for agent, entry in best.items()}
 
 
+def _comparisons(
+    runs: pd.DataFrame, report: pd.DataFrame, profile: MetricProfile, agents: Sequence[str]
+) -> dict[str, pd.DataFrame]:
+    """Each agent after the first against the first, on their common tasks."""
+    attrs = report.attrs
+    n_boot = max(int(attrs.get("n_boot", 1000)), 1)
+    level = float(attrs.get("confidence_level", 0.95))
+    seed = int(attrs.get("seed", 0))
+    out: dict[str, pd.DataFrame] = {}
+    for candidate in agents[1:]:
+        try:
+            out[candidate] = compare_agents(
+                runs,
+                agents[0],
+                candidate,
+                profile=profile,
+                n_boot=n_boot,
+                confidence_level=level,
+                seed=seed,
+            )
+        except RunTableError:  # no task in common (or no runs left): nothing to pair
+            continue
+    return out
+
+
 def _check_report_matches(report: pd.DataFrame, runs: pd.DataFrame, where: str) -> None:
     counted = (report["n_runs"] + report["n_infra_errors"]).astype(int)
     actual = runs.groupby("agent").size().reindex(counted.index, fill_value=0)
@@ -264,6 +295,7 @@ def figure_data(
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         tables = _per_agent(base, prof, agents)
         robustness = robustness_by_intensity(runs) if perturbed else pd.DataFrame()
+        comparisons = _comparisons(runs, report, prof, agents)
     return FigureData(
         source=where,
         runs=runs,
@@ -273,6 +305,7 @@ def figure_data(
         robustness=robustness,
         violations={a: violation_counts(runs.loc[runs["agent"] == a]) for a in agents},
         sessions=_riskiest_sessions(records, base),
+        comparisons=comparisons,
         **tables,
     )
 
@@ -439,6 +472,26 @@ def _sessions(data: FigureData) -> Figure:
     return fig
 
 
+def _paired_differences(data: FigureData) -> Figure:
+    """One panel per candidate against the first agent, on a shared x axis."""
+    comparisons = list(data.comparisons.items())
+    rows = max(len(table) for _, table in comparisons)
+    fig = _figure((4.8, (0.2 * rows + 0.9) * len(comparisons)))
+    axes = np.atleast_1d(fig.subplots(len(comparisons), 1, sharex=True))
+    for ax, (candidate, table) in zip(axes, comparisons, strict=True):
+        plot_paired_differences(table, ax=ax, color=data.colors[candidate])
+        ax.set_title(f"{candidate} against {data.agents[0]}", fontsize="small")
+        if ax is not axes[-1]:
+            ax.set_xlabel("")
+    return fig
+
+
+def _need_comparisons(data: FigureData) -> str | None:
+    if len(data.agents) < 2:
+        return "one agent only (needs two to compare)"
+    return None if data.comparisons else f"no agent shares a task with {data.agents[0]!r}"
+
+
 def _need_agents_with(attr: str, what: str) -> Callable[[FigureData], str | None]:
     def needs(data: FigureData) -> str | None:
         return None if getattr(data, attr) else what
@@ -548,6 +601,12 @@ FIGURES: tuple[FigureSpec, ...] = (
     ),
     FigureSpec(
         "safety_violations", "findings by constraint and severity, per agent", _safety, _need_safety
+    ),
+    FigureSpec(
+        "paired_differences",
+        "each agent minus the first, per metric, with paired intervals and Holm p-values",
+        _paired_differences,
+        _need_comparisons,
     ),
     FigureSpec(
         "outcome_grid", "every baseline run's outcome, task × run, per agent", _outcome_grid

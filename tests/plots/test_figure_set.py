@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 import warnings
@@ -19,7 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reliability_lab import UndefinedMetricWarning, metrics, plots, run_experiment
+from reliability_lab import UndefinedMetricWarning, compare_agents, metrics, plots, run_experiment
 from reliability_lab.cli import main
 from reliability_lab.errors import RunTableError
 from reliability_lab.experiment.results import load_report
@@ -89,6 +90,88 @@ def test_figure_data_comes_from_the_metric_functions(results: tuple[Path, Any]) 
     assert set(data.robustness["condition"]) == {"fault", "structural", "prompt"}
 
 
+def _drawn_figure(directory: Path, name: str) -> Any:
+    return plots.draw_figure(name, plots.figure_data(directory))
+
+
+def _baseline_runs(outcome: Any, agent: str) -> pd.DataFrame:
+    runs = outcome.runs
+    return runs[(runs["condition"] == "baseline") & (runs["agent"] == agent)]
+
+
+def test_pass_hat_k_figure_is_the_brute_force_pass_hat_k(results: tuple[Path, Any]) -> None:
+    directory, outcome = results
+    fig = _drawn_figure(directory, "pass_hat_k")
+    (ax,) = fig.axes
+    lines = ax.get_lines()
+    assert len(lines) == 4  # per agent: pass^k, then (pass^1)^k dotted
+    for i, agent in enumerate(("cal", "over")):
+        runs = _baseline_runs(outcome, agent)
+        counts = runs.groupby("task_id")["success"].agg(["sum", "size"])
+        ks = np.arange(1, int(counts["size"].min()) + 1)
+        # Independent: per task, the chance that k runs drawn without replacement all succeed.
+        expected = [
+            np.mean(
+                [math.comb(int(c), int(k)) / math.comb(int(n), int(k)) for c, n in counts.values]
+            )
+            for k in ks
+        ]
+        hat, naive = lines[2 * i], lines[2 * i + 1]
+        np.testing.assert_allclose(hat.get_xdata(), ks)
+        np.testing.assert_allclose(hat.get_ydata(), expected)
+        np.testing.assert_allclose(naive.get_ydata(), expected[0] ** ks)
+        assert hat.get_label() == f"{agent}: pass$^{{k}}$"
+
+
+def test_outcome_grid_cells_are_the_runs(results: tuple[Path, Any]) -> None:
+    directory, outcome = results
+    fig = _drawn_figure(directory, "outcome_grid")
+    tasks = sorted(map(str, outcome.runs["task_id"].unique()))
+    for ax, agent in zip(fig.axes[:2], ("cal", "over"), strict=True):
+        (image,) = ax.get_images()
+        cells = np.ma.filled(np.ma.asarray(image.get_array()), np.nan)
+        expected = np.full((3, len(tasks)), np.nan)
+        for row in _baseline_runs(outcome, agent).itertuples():
+            expected[int(row.run), tasks.index(str(row.task_id))] = float(row.success)
+        np.testing.assert_array_equal(cells, expected)
+        assert ax.get_ylabel() == f"{agent}\nrun"
+
+
+def test_robustness_by_intensity_figure_is_accuracy_per_fault_rate(
+    results: tuple[Path, Any],
+) -> None:
+    directory, outcome = results
+    fig = _drawn_figure(directory, "robustness_by_intensity")
+    fault = next(ax for ax in fig.axes if ax.get_title() == "fault")
+    runs = outcome.runs
+    for line in fault.get_lines():
+        mine = runs[runs["agent"] == line.get_label()]
+        # Independent: pooled success rate of the baseline, then of each fault variant.
+        base = mine.loc[mine["condition"] == "baseline", "success"].mean()
+        faults = mine[mine["condition"] == "fault"].groupby("variant")["success"].mean()
+        np.testing.assert_allclose(line.get_xdata(), [0.0, 0.2, 0.4])
+        np.testing.assert_allclose(line.get_ydata(), [base, faults["p=0.2"], faults["p=0.4"]])
+    assert {line.get_label() for line in fault.get_lines()} == {"cal", "over"}
+
+
+def test_paired_differences_figure_is_compare_agents_with_the_report_settings(
+    results: tuple[Path, Any],
+) -> None:
+    directory, outcome = results
+    data = plots.figure_data(directory)
+    attrs = load_report(directory).attrs
+    expected = compare_agents(
+        outcome.runs, "cal", "over", n_boot=attrs["n_boot"], seed=attrs["seed"]
+    )
+    pd.testing.assert_frame_equal(data.comparisons["over"], expected)
+    (ax,) = plots.draw_figure("paired_differences", data).axes
+    markers = ax.collections[-1].get_offsets()
+    np.testing.assert_allclose(np.asarray(markers)[:, 0], expected["difference"].dropna())
+    base, over = (_baseline_runs(outcome, a)["success"].mean() for a in ("cal", "over"))
+    row = list(expected.index).index("accuracy")
+    assert np.asarray(markers)[row, 0] == pytest.approx(over - base)
+
+
 def test_the_riskiest_stored_session_of_each_agent(results: tuple[Path, Any]) -> None:
     directory, _ = results
     data = plots.figure_data(directory)
@@ -137,6 +220,7 @@ def test_a_run_table_without_confidences_or_perturbations_skips_with_reasons(
     assert saved.skipped["intervals_predictability"].startswith("every predictability metric")
     assert "results directory" in saved.skipped["session_risk"]
     assert "pass_hat_k" in saved.written and "outcome_grid" in saved.written
+    assert saved.skipped["paired_differences"] == "one agent only (needs two to compare)"
     assert (tmp_path / "pass_hat_k.png").exists() and not (tmp_path / "pass_hat_k.pdf").exists()
 
 
