@@ -7,8 +7,8 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: venv demo demo-tau-bench test lint typecheck unit notebooks notebooks-execute \
-	notebooks-sync bench clean
+.PHONY: venv demo demo-tau-bench docs-figures test lint typecheck unit notebooks \
+	notebooks-execute notebooks-sync bench clean
 
 # Notebooks are pairs: notebooks/NN_name.py (jupytext percent format: the reviewed, linted
 # source) and NN_name.ipynb (the same cells with their outputs, checked by nbval).
@@ -28,6 +28,10 @@ demo: $(STAMP)
 	$(BIN)/reliability-lab run experiments/demo.yaml
 	$(BIN)/reliability-lab figures results/demo --output results/demo/figures
 	@echo "Paper figures (PDF and PNG): results/demo/figures/"
+
+# The three PNGs under docs/figures/ shown by the README and docs/figures.md (after `make demo`).
+docs-figures: $(STAMP)
+	$(BIN)/python tools/docs_figures.py results/demo docs/figures
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -2,9 +2,7 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
-#     text_representation:
-#       extension: .py
-#       format_name: percent
+#     notebook_metadata_filter: -jupytext.text_representation
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -26,6 +24,7 @@
 # the seed. This notebook looks at the **baseline** runs; notebook 03 at the perturbed ones.
 
 # %%
+# %matplotlib inline
 import os
 import warnings
 from pathlib import Path

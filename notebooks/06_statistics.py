@@ -2,11 +2,7 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
-#     text_representation:
-#       extension: .py
-#       format_name: percent
-#       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#     notebook_metadata_filter: -jupytext.text_representation
 #   kernelspec:
 #     display_name: Python 3
 #     language: python

@@ -2,9 +2,7 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
-#     text_representation:
-#       extension: .py
-#       format_name: percent
+#     notebook_metadata_filter: -jupytext.text_representation
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -27,6 +25,7 @@
 # harness's logs.
 
 # %%
+# %matplotlib inline
 import warnings
 from pathlib import Path
 
@@ -93,13 +92,16 @@ display(plots.draw_figure("dimensions_dashboard", data));
 # the highest accuracy is not the most reliable one.
 
 # %%
-display(plots.draw_figure("dimensions_radar", data));
+display(plots.draw_figure("dimensions_radar", data))
 display(plots.draw_figure("accuracy_vs_R", data));
 # %% [markdown]
-# Risk–coverage per agent, with the oracle and random orders:
+# Risk–coverage per agent, with the oracle and random orders, and each agent against the first
+# (`brittle`): the paired differences of `compare_agents`, filled where significant after
+# Holm's adjustment:
 
 # %%
-display(plots.draw_figure("risk_coverage", data));
+display(plots.draw_figure("risk_coverage", data))
+display(plots.draw_figure("paired_differences", data));
 # %% [markdown]
 # ## From a run table instead
 #

@@ -408,6 +408,8 @@ def _robustness_by_intensity(data: FigureData) -> Figure:
     axes = np.atleast_1d(fig.subplots(1, len(conditions), sharey=True))
     for i, (ax, condition) in enumerate(zip(axes, conditions, strict=True)):
         plot_robustness_by_intensity(data.robustness, condition, ax=ax, legend=i == 0)
+        if i:
+            ax.set_ylabel("")  # shared with the first panel
     return fig
 
 
@@ -473,16 +475,19 @@ def _sessions(data: FigureData) -> Figure:
 
 
 def _paired_differences(data: FigureData) -> Figure:
-    """One panel per candidate against the first agent, on a shared x axis."""
+    """One panel per candidate against the first agent, side by side; the metric labels are
+    written once when every panel compares the same metrics."""
     comparisons = list(data.comparisons.items())
     rows = max(len(table) for _, table in comparisons)
-    fig = _figure((4.8, (0.2 * rows + 0.9) * len(comparisons)))
-    axes = np.atleast_1d(fig.subplots(len(comparisons), 1, sharex=True))
-    for ax, (candidate, table) in zip(axes, comparisons, strict=True):
+    same = len({tuple(table.index) for _, table in comparisons}) == 1
+    fig = _figure((3.0 * len(comparisons) + 0.8, 0.2 * rows + 1.0))
+    axes = np.atleast_1d(fig.subplots(1, len(comparisons), sharey=same))
+    for i, (ax, (candidate, table)) in enumerate(zip(axes, comparisons, strict=True)):
         plot_paired_differences(table, ax=ax, color=data.colors[candidate])
-        ax.set_title(f"{candidate} against {data.agents[0]}", fontsize="small")
-        if ax is not axes[-1]:
-            ax.set_xlabel("")
+        ax.set_title(f"{candidate} − {data.agents[0]}", fontsize="small")
+        ax.set_xlabel(f"difference ({table.attrs.get('confidence_level', 0.95):.0%} interval)")
+        if same and i:
+            ax.tick_params(labelleft=False)
     return fig
 
 

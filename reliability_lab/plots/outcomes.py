@@ -11,6 +11,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
 
 from reliability_lab.metrics import PassHatKCurve
 from reliability_lab.plots._checks import require_columns, require_single
@@ -175,6 +176,7 @@ def plot_success_rate_histogram(
     sns.countplot(data, x="success_rate", hue=by, order=rates, ax=ax, **kwargs)
     ax.set_xticks(np.arange(len(rates)), [f"{r:.2f}" for r in rates])
     ax.set(xlabel="task success rate $\\hat{p}_t$", ylabel="tasks")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of tasks
     ax.grid(False, axis="x")
     if by is not None:
         ax.legend(frameon=False, fontsize="small", title=None)
