@@ -235,6 +235,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     else:
         print(format_comparison(comparison))
     return EXIT_PASSED if comparison.passed else EXIT_FAILED
+
+
 def _add_figures_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     figures = sub.add_parser(
         "figures",
