@@ -1,4 +1,5 @@
-"""Command line: ``reliability-lab run | report | compare | validate | repair`` (docs/results.md).
+"""Command line: ``reliability-lab run | report | compare | figures | validate | repair``
+(docs/results.md).
 
 Exit status: 0 when every gate passes, 1 when a gate fails, 2 on a usage or input error
 (invalid config, unreadable results, missing file — the message goes to stderr, no traceback),
@@ -80,6 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_compare_parser(sub)
     validate = sub.add_parser("validate", help="check an experiment config without running it")
     validate.add_argument("config", metavar="CONFIG", help="experiment YAML file")
+    _add_figures_parser(sub)
     repair = sub.add_parser(
         "repair",
         help="keep one record per run in a results directory (dropped lines are audited)",
@@ -266,6 +268,36 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_PASSED if comparison.passed else EXIT_FAILED
 
 
+def _add_figures_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    figures = sub.add_parser(
+        "figures",
+        help="write the paper figure set of a results directory (PDF and PNG)",
+        description="Draw every figure of the paper figure set (reliability_lab.plots.FIGURES) "
+        "from a results directory and write each as PDF and PNG (docs/figures.md).",
+    )
+    figures.add_argument("results", metavar="RESULTS_DIR", help="results directory")
+    figures.add_argument(
+        "--output", metavar="DIR", help="where to write them (default: RESULTS_DIR/figures)"
+    )
+
+
+def _cmd_figures(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from reliability_lab.plots.figure_set import save_all
+
+    results = Path(args.results)
+    if not results.is_dir():
+        raise ConfigError(f"{results}: not a results directory")
+    saved = save_all(results, Path(args.output) if args.output else results / "figures")
+    for name, files in saved.written.items():
+        print(f"  {name}: {', '.join(f.suffix.lstrip('.') for f in files)}")
+    for name, reason in saved.skipped.items():
+        print(f"  {name}: skipped ({reason})")
+    print(f"{len(saved.written)} figures written to {saved.directory}")
+    return EXIT_PASSED
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
     from reliability_lab.experiment.config import load_config
     from reliability_lab.experiment.plan import build_plan, resolve_tasks
@@ -366,6 +398,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "run": _cmd_run,
         "report": _cmd_report,
         "compare": _cmd_compare,
+        "figures": _cmd_figures,
         "validate": _cmd_validate,
         "repair": _cmd_repair,
     }

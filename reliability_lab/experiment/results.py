@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from collections.abc import Iterable, Mapping
@@ -13,18 +14,24 @@ import pandas as pd
 from reliability_lab.errors import RunTableError
 from reliability_lab.experiment.store import RESULTS_FILE, read_result_lines, record_key
 from reliability_lab.perturbations import RUN_COLUMNS, run_columns
+from reliability_lab.report.profiles import get_profile
 from reliability_lab.runs import RESOURCE_COLUMNS, RUN_TABLE_COLUMNS, validate_run_table
 from reliability_lab.sessions.metrics import SESSION_METRICS
 
 __all__ = [
     "EXTRA_COLUMNS",
     "RESULT_SCHEMA_VERSION",
+    "SUMMARY_FILE",
+    "load_report",
     "load_results",
+    "read_results",
     "records_to_run_table",
 ]
 
 #: Result-record schema version this reader understands.
 RESULT_SCHEMA_VERSION = 1
+#: The summary file of a results directory (docs/results.md, "summary.json").
+SUMMARY_FILE = "summary.json"
 #: Per-run fields kept as extra run-table columns (docs/run_table.md, "Extra columns").
 EXTRA_COLUMNS = (
     "seed",
@@ -138,9 +145,65 @@ def load_results(directory: str | os.PathLike[str]) -> pd.DataFrame:
     RunTableError
         Missing file, a damaged line other than the last, or invalid records.
     """
+    runs, _ = read_results(directory)
+    return runs
+
+
+def read_results(
+    directory: str | os.PathLike[str],
+) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    """The run table of :func:`load_results` and the result records it was built from.
+
+    The records (the lines of ``results.jsonl``, in file order) hold what the run table does
+    not: trajectories, each run's ``session`` scores with their per-trace risks, the
+    perturbation applied.
+    """
     path = Path(directory)
     if path.is_dir():
         path = path / RESULTS_FILE
     if not path.exists():
         raise RunTableError(f"{path}: file not found (not a results directory?)")
-    return records_to_run_table(read_result_lines(path, repair=False), source=str(path))
+    records = read_result_lines(path, repair=False)
+    return records_to_run_table(records, source=str(path)), records
+
+
+def load_report(directory: str | os.PathLike[str]) -> pd.DataFrame:
+    """The reliability report a results directory's ``summary.json`` holds, as a DataFrame.
+
+    This is the report of record — computed with the experiment's profile, bootstrap size and
+    seed, and the one its gates were decided on — in the layout of
+    :func:`~reliability_lab.reliability_report` (index ``agent``; ``attrs`` hold ``profile``,
+    ``n_boot``, ``confidence_level`` and ``seed``). ``null`` values become NaN.
+
+    Raises
+    ------
+    RunTableError
+        No ``summary.json`` (run ``reliability-lab report DIR`` to write it) or no
+        ``reliability`` block in it.
+    """
+    path = Path(directory) / SUMMARY_FILE
+    if not path.exists():
+        raise RunTableError(
+            f"{path}: file not found; run `reliability-lab report {Path(directory)}` to write it"
+        )
+    try:
+        content = json.loads(path.read_text(encoding="utf-8"))
+        block = content["reliability"]
+        agents = block["agents"]
+        profile = get_profile(str(block["profile"]))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise RunTableError(f"{path}: no readable 'reliability' block ({exc!r:.120})") from None
+    report = pd.DataFrame.from_dict(agents, orient="index")
+    report.index.name = "agent"
+    for col in report.columns:
+        if col == "why_undefined" or col.endswith("_terms"):
+            report[col] = report[col].fillna("").astype(object)
+        else:
+            report[col] = pd.to_numeric(report[col].astype(object).where(report[col].notna()))
+    report.attrs.update(
+        profile=profile.to_dict(),
+        n_boot=block.get("n_boot"),
+        confidence_level=block.get("confidence_level"),
+        seed=block.get("seed"),
+    )
+    return report

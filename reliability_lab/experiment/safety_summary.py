@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from reliability_lab.experiment.config import SafetySettings
+from reliability_lab.report.safety import safety_scope
 from reliability_lab.runs import (
     BASELINE,
     SEVERITY_WEIGHTS,
@@ -99,7 +100,7 @@ def safety_summary(runs: pd.DataFrame, settings: SafetySettings | None) -> dict[
     )
     known = pd.Series(safety_assessed(runs), index=runs.index)
     scope = (runs["condition"] == BASELINE) & ~is_infrastructure_error(runs["error"])
-    used = runs.loc[scope & known]
+    used = runs.loc[safety_scope(runs)]  # = scope without the runs whose safety is unknown
     per_agent = {}
     for agent, group in runs.loc[scope].groupby("agent", sort=False):
         entry = _counts(group.loc[known.loc[group.index], "violations"])

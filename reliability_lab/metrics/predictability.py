@@ -290,7 +290,18 @@ def auroc_score(confidence: Any, success: Any) -> float:
 
 @dataclass(frozen=True)
 class RiskCoverageCurve:
-    """Risk–coverage curve (confidence descending; ties at their expected risk)."""
+    """Risk–coverage curve (confidence descending; ties at their expected risk).
+
+    The accuracy–coverage view of the same curve is ``accuracy`` = 1 − ``risk`` (selective
+    accuracy) beside ``ideal_accuracy``; a random order's expected risk at every coverage is
+    ``error_rate`` (its accuracy ``1 − error_rate``).
+
+    Examples
+    --------
+    >>> curve = risk_coverage_curve([0.9, 0.5, 0.2], [1, 0, 1])
+    >>> curve.accuracy.tolist(), curve.ideal_accuracy.tolist(), round(curve.error_rate, 4)
+    ([1.0, 0.5, 0.6666666666666667], [1.0, 1.0, 0.6666666666666667], 0.3333)
+    """
 
     coverage: np.ndarray
     risk: np.ndarray
@@ -299,6 +310,22 @@ class RiskCoverageCurve:
     aurc_ideal: float
     e_aurc: float
     e_aurc_max: float
+
+    @property
+    def accuracy(self) -> np.ndarray:
+        """Selective accuracy among the most confident runs at each coverage (1 − risk)."""
+        return 1.0 - self.risk
+
+    @property
+    def ideal_accuracy(self) -> np.ndarray:
+        """Selective accuracy of the oracle order (successes first)."""
+        return 1.0 - self.ideal_risk
+
+    @property
+    def error_rate(self) -> float:
+        """Error rate of all runs: the risk at full coverage, and a random order's expected
+        risk at every coverage."""
+        return float(self.risk[-1])
 
 
 def risk_coverage_curve(confidence: Any, success: Any) -> RiskCoverageCurve:

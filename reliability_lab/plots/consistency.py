@@ -13,7 +13,7 @@ from matplotlib.lines import Line2D
 
 from reliability_lab.metrics import per_task_consistency
 from reliability_lab.plots._checks import require_columns, require_single
-from reliability_lab.plots.style import PALETTE, new_axes
+from reliability_lab.plots.style import PALETTE, metric_label, new_axes
 
 __all__ = ["plot_consistency_vs_accuracy", "plot_resource_spread", "plot_trajectory_consistency"]
 
@@ -69,12 +69,16 @@ def plot_consistency_vs_accuracy(
     ax = new_axes(ax)
     if variant is not None:
         ref = _outcome_reference(variant)
-        ax.plot(ref["success_rate"], ref["C_out"], color="0.6", lw=1.0, label=f"C_out ({variant})")
+        reference = f"{metric_label('C_out', index='t')} ({variant})"
+        ax.plot(ref["success_rate"], ref["C_out"], color="0.6", lw=1.0, label=reference)
     _scatter_counts(ax, points, label, **kwargs)
     for x, y, n in points[["x", "y", "n"]].itertuples(index=False):
         ax.annotate(str(n), (x, y), xytext=(5, 3), textcoords="offset points", fontsize="x-small")
     ax.set(xlim=(-0.04, 1.04), ylim=(-0.04, 1.1))
-    ax.set(xlabel="task success rate p̂ₜ", ylabel="outcome consistency C_out,t")
+    ax.set(
+        xlabel="task success rate $\\hat{p}_t$",
+        ylabel=f"outcome consistency {metric_label('C_out', index='t')}",
+    )
     ax.legend(frameon=False, fontsize="small", loc="upper center")
     return ax
 
@@ -103,7 +107,10 @@ def plot_trajectory_consistency(
     ax.plot([0, 1], [0, 1], ls="--", lw=0.8, color="0.6")
     _scatter_counts(ax, points, label, **kwargs)
     ax.set(xlim=(-0.04, 1.04), ylim=(-0.04, 1.06))
-    ax.set(xlabel="distribution C_traj_d,t", ylabel="sequence C_traj_s,t")
+    ax.set(
+        xlabel=f"distribution {metric_label('C_traj_d', index='t')}",
+        ylabel=f"sequence {metric_label('C_traj_s', index='t')}",
+    )
     ax.legend(frameon=False, fontsize="small", loc="upper left")
     return ax
 
@@ -144,5 +151,7 @@ def plot_resource_spread(
         Line2D([], [], ls="", marker="o", color=PALETTE[0], label="success"),
         Line2D([], [], ls="", marker="x", color=PALETTE[1], label="failure"),
     ]
-    ax.legend(handles=handles, frameon=False, fontsize="small", loc="upper left")
+    ax.legend(
+        handles=handles, frameon=False, fontsize="small", loc="upper left", bbox_to_anchor=(1, 1)
+    )
     return ax

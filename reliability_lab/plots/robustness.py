@@ -1,4 +1,5 @@
-"""Robustness against perturbation intensity: accuracy or R per fault rate, preset, strength."""
+"""Robustness per perturbation kind (R_fault, R_struct, R_prompt with intervals) and against
+intensity (accuracy or R per fault rate, structural preset, paraphrase strength)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,25 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
-from reliability_lab.plots.style import PALETTE, new_axes
+from reliability_lab.plots.report import plot_metric_bars
+from reliability_lab.plots.style import agent_colors, new_axes
+from reliability_lab.runs import PERTURBATION_CONDITIONS
 
-__all__ = ["plot_robustness_by_intensity"]
+__all__ = ["plot_robustness_by_condition", "plot_robustness_by_intensity"]
+
+
+def plot_robustness_by_condition(
+    report: pd.DataFrame, *, ax: Axes | None = None, **kwargs: Any
+) -> Axes:
+    """R_fault, R_struct and R_prompt per agent as bars with their bootstrap intervals.
+
+    ``report`` is :func:`~reliability_lab.reliability_report` output; this is
+    :func:`~reliability_lab.plots.plot_metric_bars` on the robustness metrics, so an agent
+    without runs of a condition shows "n/a" there.
+    """
+    ax = plot_metric_bars(report, tuple(PERTURBATION_CONDITIONS.values()), ax=ax, **kwargs)
+    ax.set_ylabel("accuracy kept (perturbed / baseline)")
+    return ax
 
 
 def plot_robustness_by_intensity(
@@ -19,6 +36,7 @@ def plot_robustness_by_intensity(
     *,
     metric: str = "accuracy",
     ax: Axes | None = None,
+    legend: bool = True,
     **kwargs: Any,
 ) -> Axes:
     """One line per agent: ``metric`` at each intensity of ``condition``.
@@ -34,6 +52,8 @@ def plot_robustness_by_intensity(
         (intensity "baseline", fault rate 0).
     ax : Axes, optional
         Where to draw.
+    legend : bool
+        Draw the legend of agents (off for all but one panel of a row).
 
     Returns
     -------
@@ -51,7 +71,8 @@ def plot_robustness_by_intensity(
     ax = new_axes(ax, size=(3.6, 2.8))
     intensities = list(dict.fromkeys(rows["intensity"]))
     numeric = not rows["fault_rate"].isna().any()
-    for i, (agent, group) in enumerate(rows.groupby("agent", sort=False)):
+    colors = agent_colors(dict.fromkeys(table["agent"].astype(str)))
+    for agent, group in rows.groupby("agent", sort=False):
         by = group.set_index("intensity")
         names = [n for n in intensities if n in by.index]
         y = by.loc[names, metric].to_numpy(dtype=float)
@@ -60,13 +81,13 @@ def plot_robustness_by_intensity(
             base = float(group["baseline_accuracy"].iloc[0])
             x = np.concatenate([[0.0], x]) if numeric else ["baseline", *names]
             y = np.concatenate([[base], y])
-        color = PALETTE[i % len(PALETTE)]
-        ax.plot(x, y, marker="o", ms=4, color=color, label=str(agent), **kwargs)
+        ax.plot(x, y, marker="o", ms=4, color=colors[str(agent)], label=str(agent), **kwargs)
     ax.set(
         ylim=(0, 1.05),
         xlabel="fault rate" if numeric else f"{condition} intensity",
         ylabel=metric,
         title=condition,
     )
-    ax.legend(frameon=False, fontsize="small")
+    if legend:
+        ax.legend(frameon=False, fontsize="small")
     return ax

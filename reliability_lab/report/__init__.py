@@ -5,6 +5,7 @@
 - :func:`robustness_by_variant` — accuracy and robustness per perturbation variant;
 - :func:`pass_k_table` — pass^k and pass@k per agent for every k the runs allow;
 - :func:`robustness_by_intensity` — the same pooled per intensity (fault rate, preset, strength);
+- :func:`safety_findings`, :func:`violation_counts` — safety findings by constraint and severity;
 - :mod:`.profiles` — named metric conventions (``default``, ``preprint``);
 - :func:`format_report` — the report as indented text for terminals and logs.
 
@@ -32,6 +33,7 @@ from reliability_lab.report.registry import (
     metric_table_markdown,
 )
 from reliability_lab.report.robustness import robustness_by_intensity
+from reliability_lab.report.safety import safety_findings, safety_scope, violation_counts
 from reliability_lab.report.text import format_report, value_with_ci
 
 __all__ = [
@@ -52,5 +54,8 @@ __all__ = [
     "reliability_report",
     "robustness_by_intensity",
     "robustness_by_variant",
+    "safety_findings",
+    "safety_scope",
     "value_with_ci",
+    "violation_counts",
 ]

@@ -77,6 +77,13 @@ class SessionScores(BaseModel):
     """litellm model string of the judge (``sim/judge`` = the offline simulated judge)."""
     embedder: str = ""
     """``hashing`` (offline lexical embedder) or a litellm embedding model string."""
+    trace_risks: dict[str, dict[str, float]] = {}
+    """agent_reliability's per-trace risks, trace id → {each present signal's unweighted risk
+    ``confidence_risk``, ``loop_risk``, ``tool_risk``, ``coherence_risk`` (1 − x), and the
+    weighted ``step_risk``}, in session order (its metadata ``per_trace_signals``); empty when
+    not computed."""
+    flagged_traces: list[str] = []
+    """Trace ids whose ``step_risk`` exceeds 0.5 (agent_reliability's ``flagged_traces``)."""
 
     @field_validator(*SESSION_METRICS, mode="before")
     @classmethod
@@ -269,6 +276,8 @@ class SessionScorer:
                 "agent_reliability": rel.score,
                 "agent_consistency": con.score,
                 "reasons": reasons,
+                "trace_risks": rel.metadata.get("per_trace_signals", {}),
+                "flagged_traces": rel.metadata.get("flagged_traces", []),
             }
         )
 

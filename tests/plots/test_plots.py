@@ -107,7 +107,7 @@ def test_pass_hat_k_draws_each_curve_at_every_k() -> None:
     np.testing.assert_allclose(_y(lines[2]), [0.5, 0.25])
     np.testing.assert_allclose(_y(lines[3]), [0.5, 2 / 3])
     labels = _legend(ax)
-    assert labels[0] == "agent: pass^k" and labels[3] == "agent: pass@k"
+    assert labels[0] == "agent: pass$^{k}$" and labels[3] == "agent: pass@$k$"
     assert len(plots.plot_pass_hat_k(curve, references=False).get_lines()) == 1
 
 

@@ -58,3 +58,30 @@ def test_scorer_reports_untraceable_and_infrastructure_runs() -> None:
     empty = asyncio.run(scorer.score({**_record(0), "trajectory": []}))
     assert empty.error == "not evaluated: the run has no agent step"
     assert all(math.isnan(s.agent_reliability) for s in (bad, infra, empty))
+
+
+def test_scores_keep_each_traces_risk_for_plotting() -> None:
+    # The per-trace risks stored with a run are agent_reliability's: recomputed here from the
+    # session's signal values as max over signals of weight · (1 − value).
+    from reliability_lab.sessions import DEFAULT_SIGNAL_WEIGHTS, evaluate_session
+
+    record = _record(0)
+    llm = ScriptedLLM(responder=responder)
+    scorer = SessionScorer(llm=llm, embedder=HashingEmbedder())
+    scores = asyncio.run(scorer.score(record))
+    evaluation = evaluate_session(scorer.traces(record), llm=llm, embed=HashingEmbedder())
+    values = evaluation.signal_values()
+    assert list(scores.trace_risks) == list(evaluation.trace_ids)
+    for tid, signals in values.items():
+        risks = [DEFAULT_SIGNAL_WEIGHTS[s] * (1 - float(v)) for s, v in signals.items()]  # type: ignore[arg-type]
+        assert scores.trace_risks[tid]["step_risk"] == round(max(risks), 4)
+        assert scores.trace_risks[tid]["confidence_risk"] == round(1 - values[tid]["confidence"], 4)  # type: ignore[operator]
+    assert scores.flagged_traces == [
+        t for t, r in scores.trace_risks.items() if r["step_risk"] > 0.5
+    ]
+    bad = asyncio.run(
+        SessionScorer(llm=_FailingToolJudge(responder=responder), embedder=HashingEmbedder()).score(
+            record
+        )
+    )
+    assert bad.trace_risks == {} and bad.flagged_traces == []  # a failed session keeps none
