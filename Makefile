@@ -12,7 +12,7 @@ export MPLBACKEND := Agg
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev,inspect]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,inspect,ray]"
 	touch $(STAMP)
 
 venv: $(STAMP)
