@@ -28,7 +28,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP)
-	$(BIN)/pytest -n 2 tests reliability_lab
+	$(BIN)/pytest -n 2 --dist loadgroup tests reliability_lab
 
 notebooks: $(STAMP)
 	env -u MPLBACKEND $(BIN)/pytest -p no:xdist --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg notebooks
