@@ -64,14 +64,21 @@ def cluster() -> Iterator[str]:
     """A local Ray instance with 2 CPUs for the module; its GCS address."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("OPENAI_API_KEY", FAKE_KEY)  # inherited by the workers Ray starts
-        ray.init(
-            address="local",
-            num_cpus=2,
-            include_dashboard=False,
-            log_to_driver=False,
-            logging_level="ERROR",
-            _system_config={"agent_register_timeout_ms": 300_000},  # slow, loaded machines
-        )
+        for attempt in range(3):  # Ray gives its raylet a fixed 30 s to register: retry on a
+            try:  # heavily loaded machine rather than fail
+                ray.init(
+                    address="local",
+                    num_cpus=2,
+                    include_dashboard=False,
+                    log_to_driver=False,
+                    logging_level="ERROR",
+                    _system_config={"agent_register_timeout_ms": 300_000},
+                )
+                break
+            except Exception as exc:
+                ray.shutdown()
+                if attempt == 2 or "timed out during startup" not in str(exc):
+                    raise
     try:
         yield str(ray.get_runtime_context().gcs_address)
     finally:
