@@ -19,7 +19,7 @@ NOTEBOOK_RESULTS := results/notebooks
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev,inspect]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,inspect,ray]"
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -41,7 +41,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP)
-	$(BIN)/pytest -n 2 tests reliability_lab
+	$(BIN)/pytest -n 2 --dist loadgroup tests reliability_lab
 
 notebooks: $(STAMP)
 	rm -rf $(NOTEBOOK_RESULTS)

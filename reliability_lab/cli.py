@@ -67,6 +67,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--runs", type=_positive_int, metavar="K", help="repetitions per task")
     run.add_argument("--seed", type=_seed, metavar="S", help="master seed")
     run.add_argument(
+        "--executor",
+        choices=("asyncio", "ray"),
+        help="where runs execute: this process (asyncio) or Ray (needs reliability-lab[ray]); "
+        "default from the config",
+    )
+    run.add_argument(
         "--no-retry-infra",
         action="store_true",
         help="on resume, keep runs recorded as infrastructure errors instead of executing "
@@ -107,6 +113,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         retry_infra=not args.no_retry_infra,
         preflight=not args.skip_preflight,
+        executor=args.executor,
     )
     if args.quiet:
         print(verdict(outcome.summary))

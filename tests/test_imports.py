@@ -163,6 +163,31 @@ def test_commands_without_model_calls_do_not_load_litellm(
     assert (out / "results.jsonl").read_bytes() == before
 
 
+def test_ray_is_imported_only_by_an_experiment_that_runs_on_it(tmp_path: Path) -> None:
+    config = tmp_path / "ray.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "name": "on-ray",
+                "environment": {"limit": 1},
+                "agents": [{"label": "cal", "model": "sim/calibrated"}],
+                "executor": {"kind": "ray", "address": "auto"},
+            }
+        ),
+        encoding="utf-8",
+    )
+    report = _probe(
+        f"""
+        import reliability_lab, reliability_lab.experiment.runner
+        import reliability_lab.experiment.ray_executor
+        from reliability_lab.cli import main
+        RESULT["rc"] = main(["validate", {str(config)!r}])
+        RESULT["ray"] = "ray" in _sys.modules
+        """.replace("_sys", "__import__('sys')")
+    )
+    assert report == {"litellm": False, "env": None, "rc": 0, "ray": False}
+
+
 def test_no_library_module_writes_the_environment() -> None:
     """The one exception is the cost-map variable around litellm's import (llm/_litellm.py)."""
     write = re.compile(r"os\.environ\s*(\[|\.(setdefault|pop|update|clear|__setitem__))|putenv")

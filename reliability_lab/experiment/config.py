@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -20,6 +21,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -40,6 +42,7 @@ __all__ = [
     "AgentConfig",
     "ConditionConfig",
     "EnvironmentConfig",
+    "ExecutorSettings",
     "ExperimentConfig",
     "LLMSettings",
     "ReportSettings",
@@ -198,6 +201,68 @@ class LLMSettings(_Model):
     """Upper bound of a backoff delay."""
     timeout_s: Float = Field(default=60.0, gt=0)
     """Per-call timeout in seconds."""
+    max_calls_per_minute: Int | None = Field(default=None, ge=1)
+    """Provider rate limit: model calls started per minute by the whole experiment (every Ray
+    worker together under ``executor: {kind: ray}``); None = no limit beyond
+    ``max_concurrent``. Cached responses do not count."""
+
+
+#: How ``executor.address`` may be written (docs/distributed.md).
+RAY_ADDRESS_FORMS = (
+    "'local' (start Ray on this machine), 'auto' (the running cluster of this machine), "
+    "HOST:PORT (a cluster's GCS address) or ray://HOST:PORT (Ray Client)"
+)
+_RAY_ADDRESS = re.compile(r"^(ray://)?[^\s:/]+:[0-9]{1,5}$")
+
+
+class ExecutorSettings(_Model):
+    """Where runs execute: the built-in asyncio executor or Ray (docs/distributed.md).
+
+    The choice never changes a result (it is not part of the resume check): seeds,
+    paraphrases and perturbation parameters are fixed on the driver before any run starts.
+    """
+
+    kind: Literal["asyncio", "ray"] = "asyncio"
+    """``asyncio``: every run in this process; ``ray``: runs as Ray tasks (needs the
+    ``reliability-lab[ray]`` extra)."""
+    address: str | None = None
+    """Ray only: ``local`` (default; a Ray instance started for this experiment), ``auto``
+    (the cluster this machine belongs to, started with ``ray start``), ``HOST:PORT`` (a
+    cluster's GCS address) or ``ray://HOST:PORT`` (Ray Client). A Ray already initialised in
+    this process is used as it is."""
+    num_cpus: Int | None = Field(default=None, ge=1)
+    """Ray with ``address: local`` only: CPUs of the local instance (default: all)."""
+    max_in_flight: Int | None = Field(default=None, ge=1)
+    """Ray only: runs submitted and not yet recorded, cluster-wide (default ``max_concurrent``)."""
+
+    @field_validator("address", "num_cpus", "max_in_flight")
+    @classmethod
+    def _ray_only(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is not None and info.data.get("kind") != "ray":
+            raise ValueError("only used with kind: ray")
+        return value
+
+    @field_validator("address")
+    @classmethod
+    def _address_form(cls, value: str | None) -> str | None:
+        if value is None or value in ("local", "auto") or _RAY_ADDRESS.match(value):
+            return value
+        raise ValueError(f"expected {RAY_ADDRESS_FORMS}")
+
+    @field_validator("num_cpus")
+    @classmethod
+    def _local_only(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is not None and info.data.get("address") not in (None, "local"):
+            raise ValueError(
+                "only for a local Ray instance (address: local); a cluster's CPUs are set "
+                "when it is started"
+            )
+        return value
+
+    @property
+    def ray_address(self) -> str:
+        """The Ray address to connect to (``local`` unless given)."""
+        return self.address or "local"
 
 
 class ReportSettings(_Model):
@@ -332,6 +397,8 @@ class ExperimentConfig(_Model):
     adaptive: AdaptiveSettings | None = None
     """Extra baseline runs after the initial K where outcomes are most uncertain, until a
     metric's interval is narrow enough (``reliability_lab.experiment.adaptive``)."""
+    executor: ExecutorSettings = Field(default_factory=ExecutorSettings)
+    """Where the runs execute: this process (``asyncio``) or a Ray cluster (``ray``)."""
 
     @field_validator("profile")
     @classmethod

@@ -14,15 +14,25 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable, Mapping
+from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from reliability_lab.errors import ConfigError
 from reliability_lab.experiment.adaptive import adaptive_keys, run_adaptive
 from reliability_lab.experiment.audit import AuditMove, move_to_audit
 from reliability_lab.experiment.config import ExperimentConfig, load_config, parse_config
+from reliability_lab.experiment.execution import (
+    ExecuteFn,
+    RunOutput,
+    execute_one,
+    make_client,
+    make_context,
+    make_scorer,
+    trace_maker,
+)
 from reliability_lab.experiment.lock import DirectoryLock
 from reliability_lab.experiment.plan import build_plan, resolve_tasks
 from reliability_lab.experiment.preflight import check_preflight
@@ -45,22 +55,16 @@ from reliability_lab.experiment.store import (
 from reliability_lab.experiment.summary import ExperimentSummary, summarize_directory
 from reliability_lab.experiment.traces import TRACES_FILE, reconcile_traces
 from reliability_lab.runs import INFRASTRUCTURE_PREFIX, RunKey, run_key, session_id
-from reliability_lab.sessions.scoring import SessionScorer, trace_records
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from reliability_lab.agents import RunResult, RunSpec
+    from reliability_lab.agents import RunSpec
     from reliability_lab.llm import LLMClient
-    from reliability_lab.safety import SafetyJudge
-    from reliability_lab.sessions.tracing import Trace
 
 from reliability_lab._sync import run_sync
 
 __all__ = ["ExperimentError", "ExperimentOutcome", "arun_experiment", "run_experiment"]
-
-ExecuteFn = Callable[["RunSpec", "LLMClient"], Awaitable["RunResult"]]
-CACHE_DIR = "cache"
 
 
 class ExperimentError(RuntimeError):
@@ -160,137 +164,58 @@ def _read_directory(
     return _Existing(previous, entries, retry)
 
 
-def _make_client(config: ExperimentConfig, out: Path) -> LLMClient:
-    from reliability_lab.llm import LLMClient
-
-    return LLMClient(
-        cache_dir=out / CACHE_DIR if config.cache else None,
-        max_retries=config.llm.max_retries,
-        backoff_base_s=config.llm.backoff_base_s,
-        backoff_max_s=config.llm.backoff_max_s,
-        timeout_s=config.llm.timeout_s,
-    )
-
-
-def _record_of(result: RunResult) -> dict[str, Any]:
-    record: dict[str, Any] = result.model_dump(mode="json")
-    return record
-
-
-def _make_scorer(config: ExperimentConfig, llm: LLMClient | None) -> SessionScorer:
-    from reliability_lab.envs import get_environment
-
-    env = get_environment(config.environment.name)
-    settings = config.sessions
-    return SessionScorer(
-        judge_model=settings.judge_model,
-        judge_params=settings.judge_params,
-        embedder=settings.embedder,
-        signal_weights=settings.signal_weights,
-        llm=llm,
-        tools={config.environment.name: env.tool_schemas},
-    )
-
-
-def _make_judge(config: ExperimentConfig, llm: LLMClient) -> Callable[[str], SafetyJudge | None]:
-    """``judge_for(condition)``: the experiment's safety judge for runs of that condition, or
-    None (judge off, or a condition it does not audit)."""
-    settings = config.safety
-    if not settings.judge:
-        return lambda condition: None
-    from reliability_lab.safety import SafetyJudge
-
-    judge = SafetyJudge(
-        model=settings.judge_model,
-        params=settings.judge_params,
-        llm=llm,
-        max_invalid_retries=settings.max_invalid_retries,
-    )
-    return lambda condition: judge if settings.judges(condition) else None
-
-
-def _traces_of(scorer: SessionScorer, record: dict[str, Any]) -> list[Trace] | None:
-    """A record's traces, or None when its trajectory cannot be traced."""
-    try:
-        return scorer.traces(record)
-    except (TypeError, ValueError):  # not OpenAI-format messages; the scorer says why
-        return None
-
-
-def _trace_maker(scorer: SessionScorer) -> Callable[[Mapping[str, Any]], list[dict[str, Any]]]:
-    """A record's trace JSON objects, as ``traces.jsonl`` holds them."""
-    return lambda record: trace_records(_traces_of(scorer, dict(record)) or [])
-
-
 def make_trace_builder(
     config: ExperimentConfig,
 ) -> Callable[[Mapping[str, Any]], list[dict[str, Any]]]:
     """The trace JSON objects of a record of ``config``'s experiment (no model is called)."""
-    return _trace_maker(_make_scorer(config, None))
+    return trace_maker(make_scorer(config, None))
 
 
-async def _finish(
-    result: RunResult,
-    scorer: SessionScorer,
-    score_sessions: bool,
-    judge_for: Callable[[str], SafetyJudge | None],
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The run's record (with session metrics and the safety judge's findings when enabled)
-    and its trace JSON objects."""
-    record = _record_of(result)
-    traces = _traces_of(scorer, record)
-    if score_sessions:
-        scores = await scorer.score(record, traces)
-        record["session"] = scores.model_dump(mode="json")
-    judge = judge_for(str(record["condition"]))
-    if judge is not None:
-        from reliability_lab.envs import get_environment
+RunOne = Callable[["RunSpec"], Awaitable[RunOutput]]
 
-        env = get_environment(str(record["environment"]))
-        record["violations"], safety = await judge.assess(record, env)
-        record["safety"] = safety.model_dump(mode="json")
-    return record, trace_records(traces or [])
+
+class _Recorder:
+    """The driver's one writer: each finished run's traces, then its record, once per run key."""
+
+    def __init__(
+        self, writer: ResultsWriter, traces_writer: ResultsWriter, bar: Any, done: set[RunKey]
+    ) -> None:
+        self._writer, self._traces_writer, self._bar = writer, traces_writer, bar
+        self._written = set(done)
+
+    async def record(self, key: RunKey, output: RunOutput) -> None:
+        record, traces = output
+        if run_key(record) != key:
+            raise RuntimeError(f"run {key} came back as the record of run {run_key(record)}")
+        if key in self._written:  # e.g. a run executed again after its worker died: keep one
+            return
+        self._written.add(key)
+
+        def persist() -> None:  # traces first: a recorded run always has its traces on disk
+            self._traces_writer.append_many(traces)
+            self._writer.append(record)
+
+        await asyncio.to_thread(persist)
+        self._bar.update(1)
 
 
 async def _execute_all(
-    pending: list[RunSpec],
-    *,
-    llm: LLMClient,
-    execute: ExecuteFn,
-    writer: ResultsWriter,
-    traces_writer: ResultsWriter,
-    scorer: SessionScorer,
-    score_sessions: bool,
-    judge_for: Callable[[str], SafetyJudge | None],
-    max_concurrent: int,
-    bar: Any,
+    pending: list[RunSpec], *, run_one: RunOne, recorder: _Recorder, max_concurrent: int
 ) -> list[tuple[RunKey, BaseException]]:
+    """Execute ``pending`` (at most ``max_concurrent`` at a time) and record each as it ends;
+    the runs that raised (harness bugs, never recorded)."""
     semaphore = asyncio.Semaphore(max_concurrent)
-    written: set[RunKey] = set()
     failures: list[tuple[RunKey, BaseException]] = []
 
     async def one(spec: RunSpec) -> None:
         key = spec.key
         async with semaphore:
             try:
-                result = await execute(spec, llm)
-                got = result.key
-                if got != key:
-                    raise RuntimeError(f"execute returned the result of run {got}")
-                record, traces = await _finish(result, scorer, score_sessions, judge_for)
+                output = await run_one(spec)
             except Exception as exc:  # a harness bug: report, never record as a result
                 failures.append((key, exc))
                 return
-        if key in written:  # cannot happen with a deduplicated plan; guard exactly-once anyway
-            raise RuntimeError(f"run {key} finished twice")
-        written.add(key)
-
-        def persist() -> None:  # traces first: a recorded run always has its traces on disk
-            traces_writer.append_many(traces)
-            writer.append(record)
-
-        await asyncio.to_thread(persist)
-        bar.update(1)
+        await recorder.record(key, output)
 
     await asyncio.gather(*(one(spec) for spec in pending))
     return failures
@@ -351,6 +276,53 @@ async def arun_experiment(
         return await _run_locked(config, tasks, plan, existing, pending, execute, progress)
 
 
+async def _execute_locked(
+    config: ExperimentConfig,
+    tasks: list[str],
+    plan: list[RunSpec],
+    existing: _Existing,
+    pending: list[RunSpec],
+    llm: LLMClient,
+    run_one: RunOne,
+    max_concurrent: int,
+    progress: bool,
+) -> tuple[list[tuple[RunKey, BaseException]], int, list[RunSpec]]:
+    """Prepare the conditions, reconcile the traces, execute and record every pending run
+    and the adaptive rounds; (failures, adaptive runs executed, the pending runs)."""
+    out = config.output_dir()
+    records = existing.kept
+    pending = await _with_prepared(config, tasks, out, llm, pending)
+    reconcile_traces(
+        out / TRACES_FILE,
+        records,
+        session_id=session_id,
+        make_traces=trace_maker(make_scorer(config, llm)),
+        retired={session_id(e.record) for e in existing.retry},
+    )
+    bar = progress_bar(
+        total=len(plan),
+        initial=len(plan) - len(pending),
+        desc=f"Running {config.name}",
+        enabled=progress,
+    )
+    try:
+        with (
+            ResultsWriter(out / RESULTS_FILE) as writer,
+            ResultsWriter(out / TRACES_FILE) as traces_writer,
+        ):
+            recorder = _Recorder(writer, traces_writer, bar, {run_key(r) for r in records})
+            run_specs = partial(
+                _execute_all, run_one=run_one, recorder=recorder, max_concurrent=max_concurrent
+            )
+            failures = await run_specs(pending)
+            n_adaptive = 0
+            if not failures:  # adaptive rounds (no-op without an ``adaptive`` block)
+                failures, n_adaptive = await run_adaptive(config, tasks, out, run_specs, _grow(bar))
+    finally:
+        bar.close()
+    return failures, n_adaptive, pending
+
+
 async def _run_locked(
     config: ExperimentConfig,
     tasks: list[str],
@@ -370,45 +342,26 @@ async def _run_locked(
             [AuditMove(e, INFRA_RETRY_REASON, str(e.record.get("error"))) for e in existing.retry],
         )
     write_header(out, make_header(config, tasks, previous=existing.previous))
-    llm = _make_client(config, out)
-    pending = await _with_prepared(config, tasks, out, llm, pending)
-    scorer = _make_scorer(config, llm)
-    reconcile_traces(
-        out / TRACES_FILE,
-        records,
-        session_id=session_id,
-        make_traces=_trace_maker(scorer),
-        retired={session_id(e.record) for e in existing.retry},
-    )
-    bar = progress_bar(
-        total=len(plan),
-        initial=len(plan) - len(pending),
-        desc=f"Running {config.name}",
-        enabled=progress,
-    )
-    try:
-        with (
-            ResultsWriter(out / RESULTS_FILE) as writer,
-            ResultsWriter(out / TRACES_FILE) as traces_writer,
-        ):
-            run_specs = partial(
-                _execute_all,
-                llm=llm,
-                execute=execute,
-                writer=writer,
-                traces_writer=traces_writer,
-                scorer=scorer,
-                score_sessions=config.sessions.enabled,
-                judge_for=_make_judge(config, llm),
-                max_concurrent=config.max_concurrent,
-                bar=bar,
-            )
-            failures = await run_specs(pending)
-            n_adaptive = 0
-            if not failures:  # adaptive rounds (no-op without an ``adaptive`` block)
-                failures, n_adaptive = await run_adaptive(config, tasks, out, run_specs, _grow(bar))
-    finally:
-        bar.close()
+    may_run = bool(pending) or config.adaptive is not None
+    with ExitStack() as stack:
+        if config.executor.kind == "ray" and may_run:
+            from reliability_lab.experiment.ray_executor import RayRuns, ray_connection
+
+            ray = stack.enter_context(ray_connection(config.executor))
+            cluster = RayRuns(ray, config, out, execute)
+            llm = make_client(config, out, cluster.limiter)
+            run_one: RunOne = cluster.run_one
+            max_concurrent = config.executor.max_in_flight or config.max_concurrent
+        else:
+            from reliability_lab.llm import RateLimiter
+
+            per_minute = config.llm.max_calls_per_minute
+            llm = make_client(config, out, RateLimiter(per_minute) if per_minute else None)
+            run_one = partial(execute_one, ctx=make_context(config, out, execute, llm=llm))
+            max_concurrent = config.max_concurrent
+        failures, n_adaptive, pending = await _execute_locked(
+            config, tasks, plan, existing, pending, llm, run_one, max_concurrent, progress
+        )
     if failures:
         key, exc = failures[0]
         raise ExperimentError(
@@ -438,6 +391,7 @@ def run_experiment(
     execute: ExecuteFn | None = None,
     retry_infra: bool = True,
     preflight: bool = True,
+    executor: Literal["asyncio", "ray"] | None = None,
 ) -> ExperimentOutcome:
     """Run (or resume) an experiment and write its results directory.
 
@@ -460,6 +414,9 @@ def run_experiment(
     preflight : bool
         Before any run starts, check that litellm can route every model the pending runs use
         and that its provider's API key variable is set (:mod:`.preflight`).
+    executor : {"asyncio", "ray"}, optional
+        Override the config's ``executor.kind`` (its other ``executor`` settings are kept for
+        ``ray``); the results are the same either way (docs/distributed.md).
 
     Returns
     -------
@@ -481,6 +438,8 @@ def run_experiment(
     Notes
     -----
     Works inside Jupyter (a running event loop): the experiment then runs on a worker thread.
+    With ``executor: {kind: ray}`` the runs execute as Ray tasks and this process stays the
+    only writer of the results directory (:mod:`.ray_executor`).
     """
     overrides = {
         "output": str(output) if output is not None else None,
@@ -494,6 +453,11 @@ def run_experiment(
     else:
         source = str(config)
         cfg = load_config(config, overrides=overrides)
+    if executor is not None and executor != cfg.executor.kind:
+        kept = cfg.executor.model_dump(exclude_none=True) if executor == "ray" else {}
+        cfg = parse_config(
+            cfg.model_dump(), source=source, overrides={"executor": {**kept, "kind": executor}}
+        )
     return run_sync(
         arun_experiment(
             cfg,

@@ -15,11 +15,15 @@ from __future__ import annotations
 from reliability_lab.llm._client import Completion, LLMClient
 from reliability_lab.llm._errors import CATEGORIES, LLMCallError
 from reliability_lab.llm._litellm import register_sim_provider
+from reliability_lab.llm._ratelimit import CallLimiter, CallSpacing, RateLimiter
 
 __all__ = [
     "CATEGORIES",
+    "CallLimiter",
+    "CallSpacing",
     "Completion",
     "LLMCallError",
     "LLMClient",
+    "RateLimiter",
     "register_sim_provider",
 ]

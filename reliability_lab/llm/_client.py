@@ -20,6 +20,7 @@ from reliability_lab._sync import run_sync
 from reliability_lab.llm._cache import ResponseCache, cache_key
 from reliability_lab.llm._errors import RETRYABLE, LLMCallError, categorize
 from reliability_lab.llm._litellm import load_litellm
+from reliability_lab.llm._ratelimit import CallLimiter
 
 __all__ = ["Completion", "LLMClient"]
 
@@ -123,6 +124,10 @@ class LLMClient:
         Per-attempt timeout passed to litellm.
     rng : random.Random, optional
         Source of the backoff jitter (seed it for reproducible timings).
+    limiter : CallLimiter, optional
+        Awaited before every attempt that reaches the provider (retries included; cache hits
+        are free): a provider rate limit for this process or a whole cluster
+        (docs/distributed.md, "Rate limits").
 
     Notes
     -----
@@ -138,6 +143,7 @@ class LLMClient:
         backoff_max_s: float = 8.0,
         timeout_s: float = 60.0,
         rng: random.Random | None = None,
+        limiter: CallLimiter | None = None,
     ) -> None:
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
@@ -149,6 +155,7 @@ class LLMClient:
         self.backoff_max_s = backoff_max_s
         self.timeout_s = timeout_s
         self._rng = rng or random.Random()
+        self.limiter = limiter
 
     def backoff_delay(self, retry: int) -> float:
         """Delay before retry number ``retry`` (0-based), with jitter."""
@@ -161,6 +168,8 @@ class LLMClient:
         attempt, bad_responses = 0, 0
         while True:
             attempt += 1
+            if self.limiter is not None:
+                await self.limiter.wait()
             start = time.perf_counter()
             try:
                 result = await call()
