@@ -106,8 +106,8 @@ display(plots.draw_figure("paired_differences", data));
 # ## From a run table instead
 #
 # `save_all` also takes a run table, computing its report first. With the τ-bench runs (no
-# confidences, no perturbations, no sessions) it draws what the data support and names the
-# reason for each figure it leaves out.
+# confidences, no perturbations, no sessions, no safety findings) it draws what the data
+# support and names the reason for each figure it leaves out.
 
 # %%
 tau = plots.save_all(load_tau_bench_example(), OUT / "tau_bench", formats=("png",), n_boot=500)

@@ -538,7 +538,11 @@ def _need_robustness(data: FigureData) -> str | None:
 
 
 def _need_safety(data: FigureData) -> str | None:
-    return None if data.report["R_saf"].notna().any() else "no baseline runs for safety"
+    return (
+        None
+        if data.report["R_saf"].notna().any()
+        else "no baseline run was checked for safety (R_saf undefined)"
+    )
 
 
 @dataclass(frozen=True)
