@@ -654,7 +654,7 @@ FIGURES: tuple[FigureSpec, ...] = (
         _sessions,
         _need_agents_with(
             "sessions",
-            "no stored per-trace session risks (needs a results directory with session metrics)",
+            "no stored per-trace session risks: needs a results directory with session metrics",
         ),
     ),
 )
