@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from reliability_lab.experiment.adaptive import adaptive_lines
@@ -100,7 +101,7 @@ def _pass_k_lines(content: dict[str, Any]) -> list[str]:
     width = max(len(agent) for agent in curves)
     for agent, curve in curves.items():
         values = "  ".join(
-            f"{k}: {v:.3f}" if v == v else f"{k}: n/a"
+            f"{k}: n/a" if math.isnan(v) else f"{k}: {v:.3f}"
             for k, v in zip(curve["k"], curve["pass_hat_k"], strict=True)
         )
         lines.append(f"  {agent.ljust(width)}  {values}  ({curve['n_tasks']} tasks)")

@@ -150,7 +150,7 @@ def score_sessions(runs: pd.DataFrame, settings: SessionSettings, *, source: str
             "keeps none (inspect logs and τ²-bench results have them; docs/importers.md)"
         )
     records = runs[[*KEY_COLUMNS, "trajectory", "error"]].to_dict(orient="records")
-    for record in records:
+    for record in records:  # a run without a conversation: "the run has no agent step"
         if not isinstance(record["trajectory"], list):
             record["trajectory"] = []
     scores = session_metrics_for_results(
@@ -159,10 +159,6 @@ def score_sessions(runs: pd.DataFrame, settings: SessionSettings, *, source: str
         embed=settings.embedder,
         signal_weights=settings.signal_weights,
         judge_params=settings.judge_params,
-    )
-    empty = runs["trajectory"].map(lambda t: not isinstance(t, list) or not t).to_numpy()
-    scores.loc[empty & scores["session_error"].isna().to_numpy(), "session_error"] = (
-        "no conversation recorded for this run"
     )
     keep = [*KEY_COLUMNS, *_SESSION_COLUMNS]
     merged = runs.drop(columns=[c for c in _SESSION_COLUMNS if c in runs]).merge(
