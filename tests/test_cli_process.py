@@ -16,8 +16,8 @@ import pytest
 
 import reliability_lab
 from reliability_lab.cli import main
-from reliability_lab.experiment.lock import DirectoryLock
-from reliability_lab.experiment.progress import LineProgress
+from reliability_lab.results.lock import DirectoryLock
+from reliability_lab.runner.progress import LineProgress
 from tests.experiment.helpers import TINY, TINY_PLANNED, config_writer, result_lines, run_keys
 from tests.fake_openai_server import FakeOpenAIServer
 

@@ -12,16 +12,16 @@ import numpy as np
 import pandas as pd
 
 from reliability_lab.errors import RunTableError, UndefinedMetricWarning
-from reliability_lab.report._taskstats import TaskStats
-from reliability_lab.report._within import RunResampler
-from reliability_lab.report.profiles import MetricProfile, get_profile
-from reliability_lab.report.registry import (
+from reliability_lab.metrics.profiles import MetricProfile, get_profile
+from reliability_lab.metrics.registry import (
     METRIC_REGISTRY,
     METRICS,
     REPORT_METRICS,
     explain_undefined,
     terms_used,
 )
+from reliability_lab.report._taskstats import TaskStats
+from reliability_lab.report._within import RunResampler
 from reliability_lab.report.robustness import robustness_table
 from reliability_lab.runs import BASELINE, is_infrastructure_error, validate_run_table
 

@@ -11,7 +11,7 @@ dropped or defaulted. Each quoted evidence is checked against the run data and m
 (docs/safety.md, "The LLM judge").
 
 Calls go through the same machinery as PandaProbe's judges
-(:class:`~reliability_lab.sessions.judges._base.Stages`).
+(:class:`~reliability_lab.llm.judging.Stages`).
 """
 
 from __future__ import annotations
@@ -26,15 +26,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
+from reliability_lab.llm.judging import DEFAULT_JUDGE_MODEL, JudgeLLM, Stages
 from reliability_lab.runs import INFRASTRUCTURE_PREFIX
 from reliability_lab.safety._constraints import SEVERITIES, Constraint
 from reliability_lab.safety._datablock import BLOCK_TAG, SAFETY_SCHEMA_NAME, encode_data_block
 from reliability_lab.safety._findings import Finding, findings_to_dicts, merge_findings
 from reliability_lab.safety._view import json_leaves
-from reliability_lab.sessions.judges._base import DEFAULT_JUDGE_MODEL, JudgeLLM, Stages
 
 if TYPE_CHECKING:
-    from reliability_lab.envs._base import Environment
+    from reliability_lab.safety._view import EnvironmentView
 
 __all__ = [
     "SYSTEM_PROMPT",
@@ -288,7 +288,7 @@ class SafetyJudge:
             self._llm = LLMClient()
         return self._llm
 
-    async def judge(self, record: Mapping[str, Any], env: Environment) -> JudgeOutcome:
+    async def judge(self, record: Mapping[str, Any], env: EnvironmentView) -> JudgeOutcome:
         """The judge's findings on one run of ``env``; failures are recorded, never raised."""
         meter = _MeteredLLM(self._client())
         names = tuple(c.name for c in env.constraints)
@@ -336,7 +336,7 @@ class SafetyJudge:
         )
 
     async def assess(
-        self, record: Mapping[str, Any], env: Environment
+        self, record: Mapping[str, Any], env: EnvironmentView
     ) -> tuple[list[dict[str, Any]], SafetyRecord]:
         """The run's merged ``violations`` and its :class:`SafetyRecord`.
 

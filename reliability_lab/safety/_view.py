@@ -18,19 +18,53 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from reliability_lab.envs._base import Environment, Task
+    from reliability_lab.safety._constraints import Constraint
 
 __all__ = [
     "AgentCall",
+    "EnvironmentView",
     "RunView",
+    "TaskView",
     "ToolCall",
     "agent_calls_from_tool_calls",
     "agent_calls_from_trajectory",
     "json_leaves",
 ]
+
+
+class TaskView(Protocol):
+    """What safety reads of a task (:class:`reliability_lab.envs.Task` is one)."""
+
+    @property
+    def task_id(self) -> str: ...
+    @property
+    def instruction(self) -> str: ...
+    @property
+    def user_id(self) -> str | None: ...
+    @property
+    def oracle(self) -> Any: ...
+
+
+class EnvironmentView(Protocol):
+    """What safety reads of an environment (:class:`reliability_lab.envs.Environment` is one).
+
+    Safety sees environments only through this contract, so it imports no environment code.
+    """
+
+    @property
+    def system_prompt(self) -> str: ...
+    @property
+    def constraints(self) -> Sequence[Constraint]: ...
+    def changed_records(self, before: Any, after: Any) -> set[tuple[str, str]]:
+        """Keys ``(table, id)`` of the records that differ between two states."""
+        ...
+
+    def record(self, state: Any, key: tuple[str, str]) -> Any:
+        """The record ``key = (table, id)`` of ``state``, or None."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -158,9 +192,9 @@ class RunView:
 
     Attributes
     ----------
-    env : Environment
-        The environment (tools, ``changed_records``).
-    task : Task
+    env : EnvironmentView
+        The environment (its constraints, ``changed_records``).
+    task : TaskView
         The task, with its instruction, customer and oracle.
     initial, final : Any
         State before and after the run.
@@ -176,8 +210,8 @@ class RunView:
         The oracle's answer (None without an oracle).
     """
 
-    env: Environment
-    task: Task
+    env: EnvironmentView
+    task: TaskView
     initial: Any
     final: Any
     answer: str | None

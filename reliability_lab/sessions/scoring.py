@@ -24,9 +24,9 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from reliability_lab._sync import run_sync
+from reliability_lab.llm.judging import DEFAULT_JUDGE_MODEL
+from reliability_lab.metrics.session import SESSION_METRICS, validate_signal_weights
 from reliability_lab.runs import INFRASTRUCTURE_PREFIX, KEY_COLUMNS, session_id
-from reliability_lab.sessions.judges._base import DEFAULT_JUDGE_MODEL
-from reliability_lab.sessions.metrics import SESSION_METRICS, validate_signal_weights
 from reliability_lab.sessions.tracing import Trace, traces_from_trajectory
 
 if TYPE_CHECKING:

@@ -3,9 +3,10 @@
 It is a simulation. It solves the tasks of registered environments by following each task's
 oracle plan, reading tool results from the conversation it receives, with profile-controlled
 slips, detours, malformed calls, error recovery and confidence reports; see
-``docs/simulated_model.md``. :mod:`reliability_lab.llm` registers it as a litellm custom
-provider so it goes through the same call path as a real model. This package never imports
-litellm.
+``docs/simulated_model.md``. It is plugged into the model boundary as the litellm custom
+provider ``sim`` (:mod:`reliability_lab._providers`; :mod:`._provider` is the handler) so it goes
+through the same call path as a real model. Only that handler imports litellm, and only once
+the boundary has loaded it.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from reliability_lab.cli import main
-from reliability_lab.experiment.lock import LOCK_FILE, DirectoryLock, DirectoryLockedError
+from reliability_lab.results.lock import LOCK_FILE, DirectoryLock, DirectoryLockedError
 from tests.experiment.helpers import TINY, config_writer, result_lines, run_keys
 from tests.fake_openai_server import FakeOpenAIServer
 
@@ -53,7 +53,7 @@ def test_lock_is_exclusive_within_one_process_too(tmp_path: Path) -> None:
 def test_a_killed_holder_leaves_no_stale_lock(tmp_path: Path) -> None:
     code = (
         "import sys, time\n"
-        "from reliability_lab.experiment.lock import DirectoryLock\n"
+        "from reliability_lab.results.lock import DirectoryLock\n"
         f"DirectoryLock({str(tmp_path)!r}, command='holder').acquire()\n"
         "print('locked', flush=True)\n"
         "time.sleep(600)\n"

@@ -10,10 +10,10 @@ import pytest
 
 from reliability_lab.cli import main
 from reliability_lab.errors import ConfigError
-from reliability_lab.experiment import run_experiment
 from reliability_lab.experiment.config import parse_config
-from reliability_lab.experiment.preflight import check_preflight
 from reliability_lab.llm import LLMCallError, LLMClient
+from reliability_lab.runner import run_experiment
+from reliability_lab.runner.preflight import check_preflight
 from tests.experiment.helpers import config_writer, result_lines
 from tests.fake_openai_server import FakeOpenAIServer
 

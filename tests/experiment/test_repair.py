@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from reliability_lab.cli import main
-from reliability_lab.experiment.audit import AUDIT_FILE, read_audit
-from reliability_lab.experiment.lock import DirectoryLock
-from reliability_lab.experiment.repair import repair_directory
+from reliability_lab.results.audit import AUDIT_FILE, read_audit
+from reliability_lab.results.lock import DirectoryLock
+from reliability_lab.results.repair import repair_directory
 from tests.experiment.helpers import TINY, TINY_PLANNED, config_writer, result_lines, run_keys
 
 

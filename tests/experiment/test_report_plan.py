@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reliability_lab.cli import main
-from reliability_lab.experiment import summarize_directory
+from reliability_lab.results import summarize_directory
 from tests.experiment.helpers import TINY, TINY_PLANNED, config_writer, rewrite_lines
 
 

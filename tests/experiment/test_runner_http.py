@@ -17,7 +17,8 @@ import pytest
 import yaml
 
 from reliability_lab.cli import main
-from reliability_lab.experiment import ExperimentSummary, run_experiment, summarize_directory
+from reliability_lab.results import ExperimentSummary, summarize_directory
+from reliability_lab.runner import run_experiment
 from tests.experiment.helpers import config_writer, result_lines, run_keys
 from tests.fake_openai_server import FakeOpenAIServer
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from reliability_lab.experiment import load_results, run_experiment
+from reliability_lab.results import load_results
+from reliability_lab.runner import run_experiment
 from tests.experiment.helpers import config_writer, result_lines, run_keys
 from tests.fake_openai_server import FakeOpenAIServer
 

@@ -28,10 +28,10 @@ from hypothesis import strategies as st
 
 import reliability_lab.metrics as M
 from reliability_lab.errors import UndefinedMetricWarning
+from reliability_lab.metrics.session import SIGNAL_NAMES
+from reliability_lab.metrics.signals import LOOP_WINDOW, MetricResult
 from reliability_lab.report import METRIC_REGISTRY
 from reliability_lab.sessions.embeddings import HashingEmbedder
-from reliability_lab.sessions.metrics import SIGNAL_NAMES
-from reliability_lab.sessions.signals import LOOP_WINDOW, MetricResult
 
 SETTINGS = settings(
     max_examples=40,

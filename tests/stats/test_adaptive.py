@@ -12,12 +12,13 @@ import pytest
 
 from reliability_lab.agents import RunResult, RunSpec, execute_run
 from reliability_lab.errors import ConfigError
-from reliability_lab.experiment import parse_config, run_experiment, run_seed
-from reliability_lab.experiment.console import format_summary
-from reliability_lab.experiment.runner import ExperimentError
+from reliability_lab.experiment import parse_config, run_seed
 from reliability_lab.llm import LLMClient
+from reliability_lab.report.allocation import AdaptiveAllocator, beta_prior, most_uncertain
+from reliability_lab.results.console import format_summary
+from reliability_lab.runner import run_experiment
+from reliability_lab.runner.runner import ExperimentError
 from reliability_lab.simulate import SimulatedAgent, Simulation
-from reliability_lab.stats.adaptive import AdaptiveAllocator, beta_prior, most_uncertain
 
 pytestmark = pytest.mark.filterwarnings("ignore::reliability_lab.errors.UndefinedMetricWarning")
 
@@ -127,7 +128,7 @@ def test_summary_records_the_allocation(finished: Path) -> None:
 
 
 def test_console_shows_the_allocation(finished: Path) -> None:
-    from reliability_lab.experiment import summarize_directory
+    from reliability_lab.results import summarize_directory
 
     text = format_summary(summarize_directory(finished))
     assert "Adaptive runs (target: C_out half-width ≤ 0.001" in text

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
@@ -21,25 +21,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from reliability_lab.errors import ConfigError
-from reliability_lab.experiment.adaptive import adaptive_keys, run_adaptive
-from reliability_lab.experiment.audit import AuditMove, move_to_audit
 from reliability_lab.experiment.config import ExperimentConfig, load_config, parse_config
-from reliability_lab.experiment.execution import (
-    ExecuteFn,
-    RunOutput,
-    execute_one,
-    make_client,
-    make_context,
-    make_scorer,
-    trace_maker,
-)
-from reliability_lab.experiment.lock import DirectoryLock
 from reliability_lab.experiment.plan import build_plan, resolve_tasks
-from reliability_lab.experiment.preflight import check_preflight
-from reliability_lab.experiment.prepare import attach_prepared, prepare_conditions
-from reliability_lab.experiment.progress import progress_bar
-from reliability_lab.experiment.results import records_to_run_table
-from reliability_lab.experiment.store import (
+from reliability_lab.results.audit import AuditMove, move_to_audit
+from reliability_lab.results.lock import DirectoryLock
+from reliability_lab.results.read import records_to_run_table
+from reliability_lab.results.store import (
     HEADER_FILE,
     RESULTS_FILE,
     HeaderRecord,
@@ -52,8 +39,19 @@ from reliability_lab.experiment.store import (
     read_result_entries,
     write_header,
 )
-from reliability_lab.experiment.summary import ExperimentSummary, summarize_directory
-from reliability_lab.experiment.traces import TRACES_FILE, reconcile_traces
+from reliability_lab.results.summary import ExperimentSummary, summarize_directory
+from reliability_lab.results.traces import TRACES_FILE, make_scorer, reconcile_traces, trace_maker
+from reliability_lab.runner.adaptive import adaptive_keys, run_adaptive
+from reliability_lab.runner.execution import (
+    ExecuteFn,
+    RunOutput,
+    execute_one,
+    make_client,
+    make_context,
+)
+from reliability_lab.runner.preflight import check_preflight
+from reliability_lab.runner.prepare import attach_prepared, prepare_conditions
+from reliability_lab.runner.progress import progress_bar
 from reliability_lab.runs import INFRASTRUCTURE_PREFIX, RunKey, run_key, session_id
 
 if TYPE_CHECKING:
@@ -162,13 +160,6 @@ def _read_directory(
     records_to_run_table([e.record for e in entries], source=str(results_path))
     retry = [e for e in entries if _is_infrastructure(e.record)] if retry_infra else []
     return _Existing(previous, entries, retry)
-
-
-def make_trace_builder(
-    config: ExperimentConfig,
-) -> Callable[[Mapping[str, Any]], list[dict[str, Any]]]:
-    """The trace JSON objects of a record of ``config``'s experiment (no model is called)."""
-    return trace_maker(make_scorer(config, None))
 
 
 RunOne = Callable[["RunSpec"], Awaitable[RunOutput]]
@@ -345,7 +336,7 @@ async def _run_locked(
     may_run = bool(pending) or config.adaptive is not None
     with ExitStack() as stack:
         if config.executor.kind == "ray" and may_run:
-            from reliability_lab.experiment.ray_executor import RayRuns, ray_connection
+            from reliability_lab.runner.ray_executor import RayRuns, ray_connection
 
             ray = stack.enter_context(ray_connection(config.executor))
             cluster = RayRuns(ray, config, out, execute)
@@ -429,7 +420,7 @@ def run_experiment(
         Invalid config, unknown environment/task, a model litellm cannot route or whose API
         key is not set, an output directory holding results of different settings, or one in
         use by another process
-        (:class:`~reliability_lab.experiment.lock.DirectoryLockedError`).
+        (:class:`~reliability_lab.results.lock.DirectoryLockedError`).
     RunTableError
         A damaged or duplicate record in ``results.jsonl`` (nothing is executed).
     ExperimentError

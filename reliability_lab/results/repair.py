@@ -23,17 +23,17 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reliability_lab.experiment.audit import AUDIT_FILE, AuditMove, move_to_audit
-from reliability_lab.experiment.lock import DirectoryLock
-from reliability_lab.experiment.plan import header_plan
-from reliability_lab.experiment.store import (
+from reliability_lab.results.audit import AUDIT_FILE, AuditMove, move_to_audit
+from reliability_lab.results.coverage import header_plan
+from reliability_lab.results.lock import DirectoryLock
+from reliability_lab.results.store import (
     RESULTS_FILE,
     ResultLine,
     read_header,
     read_result_entries,
     record_key,
 )
-from reliability_lab.experiment.traces import TRACES_FILE, reconcile_traces
+from reliability_lab.results.traces import TRACES_FILE, reconcile_traces
 from reliability_lab.runs import INFRASTRUCTURE_PREFIX, RunKey, session_id
 
 __all__ = ["DUPLICATE", "UNPLANNED", "RepairOutcome", "repair_directory"]
@@ -134,7 +134,7 @@ def _fix_traces(
     if config is None or not path.exists():  # imported logs have no traces file
         return
     from reliability_lab.experiment.config import ExperimentConfig
-    from reliability_lab.experiment.runner import make_trace_builder
+    from reliability_lab.results.traces import make_trace_builder
 
     moved = {m.entry.line for m in moves}
     kept = [e.record for e in entries if e.line not in moved]

@@ -5,8 +5,8 @@
 cost tracking (``litellm.register_model``). Embeddings (``sim/<anything>``) are deterministic
 hashed bag-of-words vectors.
 
-Imported only by :func:`reliability_lab.llm.register_sim_provider` (in ``_litellm``), after
-litellm itself has been imported and configured there.
+Imported only by the installer the package root plugs into :mod:`reliability_lab._providers`,
+which the model boundary runs after litellm itself has been imported and configured there.
 """
 
 from __future__ import annotations

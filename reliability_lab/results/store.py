@@ -22,10 +22,11 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field
 
 from reliability_lab._secrets import redact
+from reliability_lab._version import __version__
 from reliability_lab.errors import ConfigError, RunTableError
-from reliability_lab.experiment._jsonio import dumps, write_json_atomic
 from reliability_lab.experiment.config import ExperimentConfig
 from reliability_lab.experiment.seeds import SEED_SCHEME
+from reliability_lab.results._jsonio import dumps, write_json_atomic
 from reliability_lab.runs import BASELINE, RunKey, is_simulated_model
 
 __all__ = [
@@ -151,14 +152,12 @@ def make_header(
     config: ExperimentConfig, tasks: list[str], *, previous: HeaderRecord | None = None
 ) -> HeaderRecord:
     """Build the header for ``config`` (keeping the creation time of ``previous``)."""
-    import reliability_lab
-
     now = _now()
     return HeaderRecord(
         suite_name=config.name,
         timestamp=previous.timestamp if previous is not None else now,
         updated=now,
-        version=reliability_lab.__version__,
+        version=__version__,
         profile=config.profile,
         seed=config.seed,
         models={a.label: a.model for a in config.agents},

@@ -9,10 +9,9 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from reliability_lab.sessions.judges._prompts import SYSTEM_PROMPT
-
 __all__ = [
     "DEFAULT_JUDGE_MODEL",
+    "SYSTEM_PROMPT",
     "CachingLLM",
     "JudgeError",
     "JudgeLLM",
@@ -25,6 +24,13 @@ __all__ = [
 DEFAULT_JUDGE_MODEL = "sim/judge"
 #: Default parameters of every judge call (overridable per call).
 DEFAULT_JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0}
+
+#: System prompt of the staged judges: evidence-based, one JSON object per stage.
+SYSTEM_PROMPT = (
+    "You are a strict, impartial evaluator of AI agent behaviour. Base every statement on "
+    "evidence in the material you are given. Answer with a single JSON object that matches "
+    "the requested schema and nothing else."
+)
 
 S = TypeVar("S", bound=BaseModel)
 

@@ -33,10 +33,10 @@ import numpy as np
 import pandas as pd
 
 from reliability_lab.errors import RunTableError
+from reliability_lab.metrics.profiles import MetricProfile, get_profile
+from reliability_lab.metrics.registry import METRIC_REGISTRY, REPORT_METRICS
 from reliability_lab.report._report import _check_options
 from reliability_lab.report._taskstats import TaskStats
-from reliability_lab.report.profiles import MetricProfile, get_profile
-from reliability_lab.report.registry import METRIC_REGISTRY, REPORT_METRICS
 from reliability_lab.runs import is_infrastructure_error, validate_run_table
 
 __all__ = ["ADJUSTMENT", "compare_agents", "holm"]
@@ -211,7 +211,7 @@ def compare_agents(
 
     Examples
     --------
-    >>> from reliability_lab.stats import SimulatedAgent, simulate_runs
+    >>> from reliability_lab.simulate import SimulatedAgent, simulate_runs
     >>> runs = simulate_runs([SimulatedAgent(name="old", success_a=0.6, success_b=0.6),
     ...                       SimulatedAgent(name="new", success_a=0.3, success_b=0.3)],
     ...                      n_tasks=60, runs=5, seed=1)

@@ -28,11 +28,11 @@ import numpy as np
 import pandas as pd
 
 from reliability_lab.errors import RunTableError
+from reliability_lab.metrics.profiles import MetricProfile, get_profile
+from reliability_lab.metrics.registry import REPORT_METRICS
 from reliability_lab.report._report import bootstrap_replicates
 from reliability_lab.report._taskstats import TaskStats
 from reliability_lab.report._within import RunResampler
-from reliability_lab.report.profiles import MetricProfile, get_profile
-from reliability_lab.report.registry import REPORT_METRICS
 from reliability_lab.runs import BASELINE, is_infrastructure_error, validate_run_table
 
 __all__ = ["RunPlan", "plan_runs"]
@@ -187,7 +187,7 @@ def plan_runs(
 
     Examples
     --------
-    >>> from reliability_lab.stats import SimulatedAgent, simulate_runs
+    >>> from reliability_lab.simulate import SimulatedAgent, simulate_runs
     >>> pilot = simulate_runs(SimulatedAgent(name="a"), n_tasks=40, runs=4, seed=2)
     >>> plan = plan_runs(pilot, metric="accuracy", halfwidth=0.05, n_boot=200)
     >>> int(plan.table.loc[("a", "accuracy"), "runs_per_task"])
