@@ -15,6 +15,7 @@ __all__ = [
     "CachingLLM",
     "JudgeError",
     "JudgeLLM",
+    "LLMWrapper",
     "Stages",
     "check_threshold",
 ]
@@ -197,16 +198,16 @@ class Stages:
         )
 
 
-class CachingLLM:
-    """Wraps an LLM client and memoises identical ``acompletion`` requests in memory.
+class LLMWrapper:
+    """A :class:`JudgeLLM` in front of another: the ``acompletion`` signature written once.
 
-    The wrapped client's own on-disk cache (if configured) still applies; this layer only
-    removes repeated identical judge calls within one process (e.g. across traces or runs).
+    Subclasses override :meth:`call`, which receives the request as keyword arguments of the
+    wrapped client's ``acompletion`` (``model``, ``messages``, ``tools``, ``cache_key_extra``
+    and the provider parameters).
     """
 
     def __init__(self, llm: JudgeLLM) -> None:
         self.llm = llm
-        self._memo: dict[str, Any] = {}
 
     async def acompletion(
         self,
@@ -217,16 +218,29 @@ class CachingLLM:
         cache_key_extra: str = "",
         **params: Any,
     ) -> Any:
-        """Like the wrapped client's ``acompletion``; identical requests are answered once."""
-        key = json.dumps(
-            [model, messages, tools, cache_key_extra, params], sort_keys=True, default=str
-        )
+        """Like the wrapped client's ``acompletion``, through :meth:`call`."""
+        request = {"model": model, "messages": messages, "tools": tools}
+        return await self.call({**request, "cache_key_extra": cache_key_extra, **params})
+
+    async def call(self, request: dict[str, Any]) -> Any:
+        """Forward ``request`` to the wrapped client (override to add behaviour)."""
+        return await self.llm.acompletion(**request)
+
+
+class CachingLLM(LLMWrapper):
+    """Wraps an LLM client and memoises identical ``acompletion`` requests in memory.
+
+    The wrapped client's own on-disk cache (if configured) still applies; this layer only
+    removes repeated identical judge calls within one process (e.g. across traces or runs).
+    """
+
+    def __init__(self, llm: JudgeLLM) -> None:
+        super().__init__(llm)
+        self._memo: dict[str, Any] = {}
+
+    async def call(self, request: dict[str, Any]) -> Any:
+        """Identical requests are answered once."""
+        key = json.dumps(request, sort_keys=True, default=str)
         if key not in self._memo:
-            self._memo[key] = await self.llm.acompletion(
-                model=model,
-                messages=messages,
-                tools=tools,
-                cache_key_extra=cache_key_extra,
-                **params,
-            )
+            self._memo[key] = await self.llm.acompletion(**request)
         return self._memo[key]

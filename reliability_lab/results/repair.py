@@ -34,7 +34,7 @@ from reliability_lab.results.store import (
     record_key,
 )
 from reliability_lab.results.traces import TRACES_FILE, reconcile_traces
-from reliability_lab.runs import INFRASTRUCTURE_PREFIX, RunKey, session_id
+from reliability_lab.runs import RunKey, is_infrastructure, session_id
 
 __all__ = ["DUPLICATE", "UNPLANNED", "RepairOutcome", "repair_directory"]
 
@@ -74,10 +74,6 @@ class RepairOutcome:
         return "\n".join(lines)
 
 
-def _is_infrastructure(entry: ResultLine) -> bool:
-    return str(entry.record.get("error") or "").startswith(INFRASTRUCTURE_PREFIX)
-
-
 def _moves(entries: list[ResultLine], planned: set[RunKey] | None, path: Path) -> list[AuditMove]:
     groups: dict[RunKey, list[ResultLine]] = {}
     moves: list[AuditMove] = []
@@ -88,7 +84,7 @@ def _moves(entries: list[ResultLine], planned: set[RunKey] | None, path: Path) -
         else:
             groups.setdefault(key, []).append(entry)
     for group in groups.values():
-        keeper = next((e for e in group if not _is_infrastructure(e)), group[0])
+        keeper = next((e for e in group if not is_infrastructure(e.record.get("error"))), group[0])
         moves += [
             AuditMove(e, DUPLICATE, f"duplicate of line {keeper.line}")
             for e in group

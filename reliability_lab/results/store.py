@@ -27,7 +27,7 @@ from reliability_lab.errors import ConfigError, RunTableError
 from reliability_lab.experiment.config import ExperimentConfig
 from reliability_lab.experiment.seeds import SEED_SCHEME
 from reliability_lab.results._jsonio import dumps, write_json_atomic
-from reliability_lab.runs import BASELINE, RunKey, is_simulated_model
+from reliability_lab.runs import BASELINE, KEY_COLUMNS, RunKey, is_simulated_model
 
 __all__ = [
     "HEADER_FILE",
@@ -359,7 +359,7 @@ def record_key(record: Mapping[str, Any], *, source: str | Path, line: int) -> R
     """
     defaults = {"condition": BASELINE, "variant": ""}
     values: list[Any] = []
-    for name in ("agent", "task_id", "condition", "variant", "run"):
+    for name in KEY_COLUMNS:
         if name not in record and name not in defaults:
             raise RunTableError(f"{source}: line {line}: field {name!r} is missing")
         value = record.get(name, defaults.get(name))

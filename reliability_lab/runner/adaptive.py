@@ -29,7 +29,7 @@ from reliability_lab.results.adaptive_block import (
     ADAPTIVE_SCHEMA_VERSION,
     read_adaptive,
 )
-from reliability_lab.runs import BASELINE, RunKey
+from reliability_lab.runs import BASELINE, RunKey, table_run_keys
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -134,8 +134,7 @@ def _write(directory: Path, config: ExperimentConfig, rounds: list[dict[str, Any
 
 
 def _recorded_keys(runs: pd.DataFrame) -> set[RunKey]:
-    columns = (runs[c].astype(str) for c in ("agent", "task_id", "condition", "variant"))
-    return {(*key[:4], int(key[4])) for key in zip(*columns, runs["run"], strict=True)}
+    return set(table_run_keys(runs))
 
 
 async def run_adaptive(

@@ -52,7 +52,7 @@ from reliability_lab.runner.execution import (
 from reliability_lab.runner.preflight import check_preflight
 from reliability_lab.runner.prepare import attach_prepared, prepare_conditions
 from reliability_lab.runner.progress import progress_bar
-from reliability_lab.runs import INFRASTRUCTURE_PREFIX, RunKey, run_key, session_id
+from reliability_lab.runs import RunKey, is_infrastructure, run_key, session_id
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -124,10 +124,6 @@ class _Existing:
         return [e.record for e in self.entries if e.line not in retried]
 
 
-def _is_infrastructure(record: dict[str, Any]) -> bool:
-    return str(record.get("error") or "").startswith(INFRASTRUCTURE_PREFIX)
-
-
 def _read_directory(
     config: ExperimentConfig,
     tasks: list[str],
@@ -158,7 +154,7 @@ def _read_directory(
                 "directory"
             )
     records_to_run_table([e.record for e in entries], source=str(results_path))
-    retry = [e for e in entries if _is_infrastructure(e.record)] if retry_infra else []
+    retry = [e for e in entries if is_infrastructure(e.record.get("error"))] if retry_infra else []
     return _Existing(previous, entries, retry)
 
 

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
+from reliability_lab._messages import message_text
+
 if TYPE_CHECKING:
     from reliability_lab.safety._constraints import Constraint
 
@@ -140,15 +142,6 @@ def json_leaves(value: Any) -> Iterator[Any]:
         yield value
 
 
-def _content_text(message: Mapping[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
-    return ""
-
-
 def agent_calls_from_trajectory(messages: Sequence[Mapping[str, Any]]) -> tuple[AgentCall, ...]:
     """The tool calls of an OpenAI-format conversation, with their turn and result text.
 
@@ -158,7 +151,7 @@ def agent_calls_from_trajectory(messages: Sequence[Mapping[str, Any]]) -> tuple[
     >>> agent_calls_from_trajectory(msgs)
     (AgentCall(turn=0, name='f', arguments='{}', result='ok'),)
     """
-    results = {m.get("tool_call_id"): _content_text(m) for m in messages if m.get("role") == "tool"}
+    results = {m.get("tool_call_id"): message_text(m) for m in messages if m.get("role") == "tool"}
     calls: list[AgentCall] = []
     turn = -1
     for message in messages:
