@@ -37,7 +37,6 @@ MOVED: dict[str, str] = {
     "reliability_lab.experiment.console": "reliability_lab.results.console",
     "reliability_lab.experiment.coverage": "reliability_lab.results.coverage",
     "reliability_lab.experiment.diagnostics": "reliability_lab.results.diagnostics",
-    "reliability_lab.experiment.gates": "reliability_lab.experiment.gates",
     "reliability_lab.experiment.imported": "reliability_lab.results.imported",
     "reliability_lab.experiment.lock": "reliability_lab.results.lock",
     "reliability_lab.experiment.repair": "reliability_lab.results.repair",
@@ -105,7 +104,8 @@ def install() -> None:
 def deprecated_exports(
     package: str, where: Mapping[str, str], *, depth: int = 0
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """``(__getattr__, __dir__)`` for a package whose old names moved: ``name -> new module``.
+    """``(__getattr__, __dir__)`` for a package whose old names moved: ``name -> new module``
+    (``"module:new_name"`` when the name changed too).
 
     Like :func:`reliability_lab._lazy.lazy_exports`, but each use warns that the name moved;
     ``depth`` is the number of wrapper frames between the user's code and this ``__getattr__``
@@ -123,11 +123,12 @@ def deprecated_exports(
     """
 
     def __getattr__(name: str) -> Any:
-        module = where.get(name)
-        if module is None:
+        target = where.get(name)
+        if target is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        _warn(f"{package}.{name}", f"{module}.{name}", stacklevel=3 + depth)
-        return getattr(import_module(module), name)
+        module, _, new = target.partition(":")  # "module:new_name" for a renamed name
+        _warn(f"{package}.{name}", f"{module}.{new or name}", stacklevel=3 + depth)
+        return getattr(import_module(module), new or name)
 
     def __dir__() -> list[str]:
         return sorted(where)

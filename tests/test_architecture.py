@@ -204,7 +204,8 @@ def test_a_cycle_is_found() -> None:
 
 
 @pytest.mark.parametrize(
-    "module", ["reliability_lab.metrics", "reliability_lab.metrics.registry", "reliability_lab.runs"]
+    "module",
+    ["reliability_lab.metrics", "reliability_lab.metrics.registry", "reliability_lab.runs"],
 )
 def test_metrics_load_neither_matplotlib_nor_litellm(module: str) -> None:
     code = (

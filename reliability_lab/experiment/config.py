@@ -143,7 +143,7 @@ class AgentConfig(_Model):
     label: str = Field(min_length=1)
     """Agent label; the run table's ``agent`` column. Unique within the experiment."""
     model: str = Field(min_length=1)
-    """Any litellm model string (``openai/gpt-4o-mini``, ``ollama/llama3``) or ``sim/<profile>``."""
+    """Any litellm model string (``openai/gpt-4o-mini``, ``ollama/llama3``) or ``sim/<persona>``."""
     params: dict[str, Any] = Field(default_factory=dict)
     """Call parameters passed to every completion (temperature, max_tokens, api_base, ...).
     Never an API key: keys come from the environment."""

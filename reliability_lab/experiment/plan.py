@@ -68,7 +68,7 @@ def resolve_tasks(config: ExperimentConfig, *, source: str = "config") -> list[s
 
 
 def check_models(config: ExperimentConfig, *, source: str = "config") -> None:
-    """Reject ``sim/<profile>`` model strings naming no registered simulated profile.
+    """Reject ``sim/<persona>`` model strings naming no registered simulated persona.
 
     Other model strings are litellm's to resolve at call time (a wrong one is recorded as
     each run's ``infrastructure:`` error).
@@ -78,16 +78,16 @@ def check_models(config: ExperimentConfig, *, source: str = "config") -> None:
     ConfigError
         Names the agent's field path and lists the registered profiles.
     """
-    from reliability_lab.sim import PROFILES
+    from reliability_lab.sim import PERSONAS
 
     for index, agent in enumerate(config.agents):
         if is_simulated_model(agent.model):
             profile = agent.model.removeprefix(SIMULATED_PREFIX)
-            if profile not in PROFILES:
+            if profile not in PERSONAS:
                 raise ConfigError(
                     f"{source}: agents[{index}].model: unknown simulated profile {profile!r} "
                     f"(got {agent.model!r}); available: "
-                    + ", ".join(f"sim/{name}" for name in sorted(PROFILES))
+                    + ", ".join(f"sim/{name}" for name in sorted(PERSONAS))
                 )
 
 

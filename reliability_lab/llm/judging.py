@@ -201,26 +201,17 @@ class Stages:
 class LLMWrapper:
     """A :class:`JudgeLLM` in front of another: the ``acompletion`` signature written once.
 
-    Subclasses override :meth:`call`, which receives the request as keyword arguments of the
-    wrapped client's ``acompletion`` (``model``, ``messages``, ``tools``, ``cache_key_extra``
-    and the provider parameters).
+    Subclasses override :meth:`call`, which receives the request as the keyword arguments of
+    :meth:`JudgeLLM.acompletion` (``model``, ``messages`` and whichever of ``tools``,
+    ``cache_key_extra`` and the provider parameters the caller passed).
     """
 
     def __init__(self, llm: JudgeLLM) -> None:
         self.llm = llm
 
-    async def acompletion(
-        self,
-        *,
-        model: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None = None,
-        cache_key_extra: str = "",
-        **params: Any,
-    ) -> Any:
-        """Like the wrapped client's ``acompletion``, through :meth:`call`."""
-        request = {"model": model, "messages": messages, "tools": tools}
-        return await self.call({**request, "cache_key_extra": cache_key_extra, **params})
+    async def acompletion(self, **request: Any) -> Any:
+        """Like the wrapped client's ``acompletion`` (:class:`JudgeLLM`), through :meth:`call`."""
+        return await self.call(request)
 
     async def call(self, request: dict[str, Any]) -> Any:
         """Forward ``request`` to the wrapped client (override to add behaviour)."""

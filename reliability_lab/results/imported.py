@@ -5,7 +5,7 @@ summary as for an experiment. Its settings — where the runs came from, the met
 bootstrap settings and gates — are an :class:`ImportConfig`, stored in ``header.json`` in
 place of an experiment config, so that a directory written with ``--output`` is a results
 directory like any other: ``reliability-lab report DIR`` and
-:func:`~reliability_lab.experiment.load_results` read it back.
+:func:`~reliability_lab.results.load_results` read it back.
 """
 
 from __future__ import annotations

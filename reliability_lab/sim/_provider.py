@@ -27,7 +27,7 @@ from litellm.types.utils import (
     Usage,
 )
 
-from reliability_lab.sim import PROFILES, simulate
+from reliability_lab.sim import PERSONAS, simulate
 
 __all__ = ["EMBEDDING_DIM", "SimProvider", "register"]
 
@@ -46,7 +46,7 @@ def _embed(text: str) -> list[float]:
 
 
 class SimProvider(CustomLLM):
-    """litellm handler for ``sim/<profile>`` models (a simulation, not a real LLM)."""
+    """litellm handler for ``sim/<persona>`` models (a simulation, not a real LLM)."""
 
     def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> ModelResponse:
         optional: dict[str, Any] = kwargs.get("optional_params") or (
@@ -117,7 +117,7 @@ def register() -> None:
         from litellm.utils import custom_llm_setup
 
         custom_llm_setup()
-    new = {name: p for name, p in PROFILES.items() if name not in _registered_prices}
+    new = {name: p for name, p in PERSONAS.items() if name not in _registered_prices}
     if new:
         litellm.register_model(
             {

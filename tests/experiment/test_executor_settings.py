@@ -14,12 +14,7 @@ from reliability_lab.errors import ConfigError
 from reliability_lab.experiment.config import load_config, parse_config
 from reliability_lab.llm import CallSpacing, LLMClient
 from reliability_lab.results.store import make_header
-from tests.experiment.helpers import TINY, config_writer
-
-
-@pytest.fixture
-def write_config(tmp_path: Path) -> Callable[..., Path]:
-    return config_writer(tmp_path)
+from tests.experiment.helpers import TINY
 
 
 def test_default_is_the_builtin_executor() -> None:

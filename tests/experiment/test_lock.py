@@ -15,16 +15,11 @@ import pytest
 
 from reliability_lab.cli import main
 from reliability_lab.results.lock import LOCK_FILE, DirectoryLock, DirectoryLockedError
-from tests.experiment.helpers import TINY, config_writer, result_lines, run_keys
+from tests.experiment.helpers import TINY, result_lines, run_keys
 from tests.fake_openai_server import FakeOpenAIServer
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes and signals")
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def write_config(tmp_path: Path) -> Callable[..., Path]:
-    return config_writer(tmp_path)
 
 
 def test_second_writer_exits_2_naming_the_holder(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +18,9 @@ from tests.fake_openai_server import FakeOpenAIServer
 N_TASKS, K = 3, 2
 
 
-@pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
+@pytest.fixture(autouse=True)
+def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-retry-0000000000")
-    with FakeOpenAIServer() as srv:
-        yield srv
 
 
 def _config(base_url: str) -> dict[str, Any]:

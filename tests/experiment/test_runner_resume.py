@@ -17,7 +17,7 @@ from reliability_lab.llm import LLMClient
 from reliability_lab.results import load_results
 from reliability_lab.runner import run_experiment
 from reliability_lab.runs import session_id
-from tests.experiment.helpers import config_writer, result_lines, run_keys
+from tests.experiment.helpers import result_lines, run_keys
 
 TIMING_FIELDS = ("wall_time_s", "call_latency_s")
 BASE: dict[str, Any] = {
@@ -33,11 +33,6 @@ BASE: dict[str, Any] = {
     "report": {"n_boot": 50},
 }
 N_PLANNED = 2 * 3 * 2
-
-
-@pytest.fixture
-def write_config(tmp_path: Path) -> Callable[..., Path]:
-    return config_writer(tmp_path)
 
 
 class Counting:
