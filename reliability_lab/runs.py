@@ -28,6 +28,7 @@ __all__ = [
     "KEY_COLUMNS",
     "PERTURBATION_CONDITIONS",
     "RESOURCE_COLUMNS",
+    "RESULT_SCHEMA_VERSION",
     "RUN_TABLE_COLUMNS",
     "SEVERITY_WEIGHTS",
     "SIMULATED_PREFIX",
@@ -56,6 +57,9 @@ CONFIDENCE_SOURCES = ("elicited", "fallback", "none")
 #: Severity weights for the harm score (docs/methodology.md, "Safety"). Unknown severities are
 #: an error.
 SEVERITY_WEIGHTS: Mapping[str, float] = {"low": 0.25, "medium": 0.5, "high": 1.0, "critical": 1.0}
+#: Layout version of a ``results.jsonl`` record (written by ``agents.RunResult``, checked by
+#: ``results.read``).
+RESULT_SCHEMA_VERSION = 1
 #: Prefix of a fault-rate variant and intensity, ``p=<rate>`` (docs/perturbations.md).
 FAULT_RATE_PREFIX = "p="
 #: Names of the constraints every environment checks unless it declares its own set

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from reliability_lab._secrets import find_secret
-from reliability_lab.runs import RUN_TABLE_COLUMNS, RunKey, run_key_of
+from reliability_lab.runs import RESULT_SCHEMA_VERSION, RUN_TABLE_COLUMNS, RunKey, run_key_of
 from reliability_lab.safety._judge import SafetyRecord
 from reliability_lab.sessions.scoring import SessionScores
 
@@ -123,7 +123,7 @@ class RunResult(BaseModel):
         use_attribute_docstrings=True, ser_json_inf_nan="null", extra="forbid"
     )
 
-    schema_version: int = 1
+    schema_version: int = RESULT_SCHEMA_VERSION
     """Version of this record's layout."""
     agent: str
     """Agent label."""
