@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reliability_lab.errors import ConfigError
@@ -95,7 +96,7 @@ def summarize_logs(
     }
     if fmt == "results":
         _imported_only(where, {f"--{k.replace('_', '-')}": v for k, v in options.items()})
-        return summarize_directory(path)
+        return summarize_directory(Path(path))
     if scorer and fmt != "inspect":
         raise ConfigError(f"--scorer applies to inspect logs, not to {fmt!r}")
     runs = load_runs(path, format=fmt, agent=agent, **({"scorer": scorer} if scorer else {}))
@@ -106,7 +107,9 @@ def summarize_logs(
         from reliability_lab.experiment.config import SessionSettings
         from reliability_lab.results.imported import score_sessions
 
-        session_settings = SessionSettings(**({"judge_model": judge_model} if judge_model else {}))
+        session_settings = (
+            SessionSettings(judge_model=judge_model) if judge_model else SessionSettings()
+        )
         runs = score_sessions(runs, session_settings, source=where)
     config = import_config(
         runs,
@@ -118,4 +121,4 @@ def summarize_logs(
         report={"n_boot": n_boot} if n_boot else None,
         sessions=session_settings.model_dump(mode="json") if session_settings else None,
     )
-    return summarize_imported(runs, config, output=output)
+    return summarize_imported(runs, config, output=None if output is None else Path(output))

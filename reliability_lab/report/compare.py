@@ -241,7 +241,7 @@ def compare_agents(
     for name in names:
         delta = boot[1][name] - boot[0][name]
         lo, hi = percentile_interval(delta, alpha)
-        row = {
+        row: dict[str, Any] = {
             "metric": name,
             "baseline": point[0][name],
             "candidate": point[1][name],

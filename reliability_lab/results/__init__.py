@@ -2,6 +2,8 @@
 
 - :mod:`.store` — the record models (``header.json``, a ``results.jsonl`` line) used to write
   and read, append with fsync, the directory lock, the audit trail and repair;
+- :class:`~.directory.ResultsDirectory` — where the runner meets the directory: what is done,
+  what must be redone, the writers;
 - :func:`load_results` — the run table of a results directory;
 - :func:`summarize_directory` — ``summary.json`` / ``aggregate_stats.json`` of a directory,
   with gates, plan coverage and diagnostics; :func:`format_summary` the console block;
