@@ -116,9 +116,98 @@ def test_test_tools_are_an_extra_not_a_runtime_dependency() -> None:
     runtime = set(_pyproject_deps())
     assert not runtime & _TEST_ONLY, sorted(runtime & _TEST_ONLY)
     dev = {_normalise(r)[0] for r in data["project"]["optional-dependencies"]["dev"]}
-    assert _TEST_ONLY <= dev  # `make test` installs them with the [dev] extra
+    assert _TEST_ONLY <= dev  # `make test` installs them with the [dev] extra (the full lock)
+    assert set(_lock_pins(_RUNTIME_LOCK)).isdisjoint(_TEST_ONLY)  # `make demo` does not
+
+
+# ---- the lock files (requirements/): one set of versions for make demo, make test and CI
+
+_LOCK, _RUNTIME_LOCK = ROOT / "requirements" / "lock.txt", ROOT / "requirements" / "runtime.txt"
+_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)(?:\s*;\s*([^\\]+?))?\s*\\?$", re.M)
+
+
+def _lock_pins(path: Path) -> dict[str, list[tuple[str, str]]]:
+    """Name → [(version, environment marker)] of a uv/pip-compile lock file."""
+    pins: dict[str, list[tuple[str, str]]] = {}
+    for name, version, marker in _PIN.findall(path.read_text(encoding="utf-8")):
+        pins.setdefault(_normalise(name)[0], []).append((version, marker.strip()))
+    return pins
+
+
+def _all_requirements() -> list[str]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = project["optional-dependencies"]
+    return [
+        *project["dependencies"],
+        *(r for name in ("dev", "inspect", "ray") for r in extras[name]),
+    ]
+
+
+def test_lock_pins_every_declared_dependency_within_its_range() -> None:
+    from packaging.requirements import Requirement
+
+    pins = _lock_pins(_LOCK)
+    for text in _all_requirements():
+        requirement = Requirement(text)
+        name = _normalise(requirement.name)[0]
+        assert name in pins, f"requirements/lock.txt has no pin for {name} (run make lock)"
+        for version, _marker in pins[name]:
+            assert requirement.specifier.contains(version, prereleases=True), (
+                f"requirements/lock.txt pins {name}=={version}, outside {text!r} (run make lock)"
+            )
+
+
+def test_every_locked_distribution_is_hashed() -> None:
+    for path in (_LOCK, _RUNTIME_LOCK):
+        blocks = re.split(r"\n(?=[A-Za-z0-9])", path.read_text(encoding="utf-8"))
+        for block in blocks:
+            if block.startswith("#") or not block.strip():
+                continue
+            assert "--hash=sha256:" in block, f"{path.name}: no hash for {block.splitlines()[0]}"
+
+
+def test_runtime_lock_is_the_runtime_subset_of_the_full_lock() -> None:
+    full, runtime = _lock_pins(_LOCK), _lock_pins(_RUNTIME_LOCK)
+    for name, pinned in runtime.items():  # the same versions (markers may differ)
+        versions, in_full = {v for v, _ in pinned}, {v for v, _ in full.get(name, [])}
+        assert versions <= in_full, f"runtime.txt pins {name} {versions}, lock.txt {in_full}"
+    declared = {
+        _normalise(r)[0]
+        for r in tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+            "dependencies"
+        ]
+    }
+    assert declared <= set(runtime)
+    assert "ray" not in runtime  # make demo needs no Ray
+
+
+def test_make_installs_from_the_lock_and_can_regenerate_it() -> None:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert re.search(r'pip install .*-e "\.\[dev[,\]]', makefile)  # both README commands
+    assert (
+        "--require-hashes -r $(LOCK)" in makefile
+        and "--require-hashes -r $(RUNTIME_LOCK)" in makefile
+    )
+    assert re.search(r"^lock:", makefile, re.M) and "uv pip compile" in makefile
+    assert re.search(r"^test-latest:", makefile, re.M)
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "make test" in ci
+    # the lock was generated for the extras the Makefile names
+    header = _LOCK.read_text(encoding="utf-8").splitlines()[1]
+    for extra in ("dev", "inspect", "ray"):
+        assert f"--extra {extra}" in header, header
+
+
+def test_test_latest_runs_the_same_pytest_steps_as_make_unit() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("test_latest", ROOT / "tools" / "test_latest.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    for step in module.STEPS:
+        rendered = " ".join(f'"{a}"' if " " in a else a for a in step)
+        assert f"$(BIN)/pytest {rendered}" in makefile, rendered
 
 
 def test_the_package_never_imports_a_test_tool() -> None:

@@ -131,8 +131,11 @@ _MALFORMED = (
     "unexpected response",
 )
 
-# A provider SDK refusing to start without a key (litellm may wrap it as a 500).
-_MISSING_KEY = (
+# Credentials that cannot work, whatever the retry: a provider SDK refusing to start without a
+# key, a rejected key, or the HTTP client refusing a URL that carries credentials beside the key's
+# header (aiohttp under litellm >= 1.109, before any connection; older versions connect as is).
+# litellm may wrap each as a 500.
+_CREDENTIAL_PROBLEM = (
     "missing credentials",
     "api_key client option must be set",
     "no api key provided",
@@ -141,6 +144,7 @@ _MISSING_KEY = (
     "incorrect api key",
     "invalid api key",
     "invalid x-api-key",
+    "credentials encoded in url",
 )
 
 _CONNECTION = (
@@ -194,9 +198,9 @@ def categorize(exc: BaseException, *, secrets: Iterable[str] = ()) -> LLMCallErr
     text = redact_text(f"{type(exc).__name__}: {exc}", secrets)
     category = _category_by_name(exc) or _category_by_status(code) or "connection"
     if category in ("server", "connection", "bad_request") and any(
-        s in text.lower() for s in _MISSING_KEY
+        s in text.lower() for s in _CREDENTIAL_PROBLEM
     ):
-        category = "auth"  # a missing or rejected key: never retried, never "server"
+        category = "auth"  # a key that cannot work: never retried, never "server"
     elif category in ("server", "connection") and _looks_malformed(text):
         category = "bad_response"
     elif category == "server" and (

@@ -10,6 +10,7 @@ import pytest
 
 from reliability_lab.llm import LLMCallError, LLMClient
 from reliability_lab.llm._cache import cache_key
+from reliability_lab.llm._errors import RETRYABLE, categorize
 from tests.fake_openai_server import chat_body
 
 MSGS = [{"role": "user", "content": "hi"}]
@@ -102,14 +103,41 @@ def test_llm_connection_refused() -> None:
     assert info.value.category == "connection" and info.value.attempts == 2
 
 
-def test_llm_error_never_shows_credentials_of_the_api_base() -> None:
+@pytest.mark.parametrize(
+    ("template", "categories"),
+    [
+        # the key rides in the query: the connection is attempted, refused, retried
+        ("http://127.0.0.1:{port}/v1?api-key={token}", {"connection"}),
+        # credentials in the userinfo as well: litellm < 1.109 connects and is refused
+        # ("connection"); later versions' HTTP client refuses to send credentials both in the URL
+        # and in the key's header before connecting — a setup no retry can mend ("auth")
+        ("http://alice:{password}@127.0.0.1:{port}/v1?api-key={token}", {"connection", "auth"}),
+    ],
+)
+def test_llm_error_never_shows_credentials_of_the_api_base(
+    template: str, categories: set[str]
+) -> None:
     password, token = "pw-0123456789abc", "qtok-0123456789abc"
-    base = f"http://alice:{password}@127.0.0.1:{_free_port()}/v1?api-key={token}"
+    base = template.format(password=password, token=token, port=_free_port())
     with pytest.raises(LLMCallError) as info:
-        _call(LLMClient(max_retries=0, timeout_s=120), base)
-    assert info.value.category == "connection"
-    assert password not in str(info.value) and token not in str(info.value)
-    assert KEY not in str(info.value)
+        _call(LLMClient(max_retries=1, backoff_base_s=0.0, timeout_s=120), base)
+    error = info.value
+    assert error.category in categories, str(error)
+    # retried exactly when a retry could help (RETRYABLE is the client's own rule)
+    assert error.attempts == (2 if error.category in RETRYABLE else 1)
+    assert password not in str(error) and token not in str(error)
+    assert KEY not in str(error)
+
+
+def test_llm_credentials_refused_by_the_http_client_are_auth_never_retried() -> None:
+    # The message aiohttp gives (wrapped by litellm >= 1.109 as a 500) for a URL with userinfo
+    # beside an Authorization header; independent of the installed litellm version.
+    exc = RuntimeError(
+        "litellm.InternalServerError: OpenAIException - Cannot combine AUTHORIZATION header "
+        "with AUTH argument or credentials encoded in URL"
+    )
+    exc.status_code = 500  # type: ignore[attr-defined]
+    assert categorize(exc).category == "auth"
 
 
 def test_llm_cache_key_ignores_credentials_in_params() -> None:
