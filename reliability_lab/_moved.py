@@ -107,7 +107,9 @@ def deprecated_exports(
     """``(__getattr__, __dir__)`` for a package whose old names moved: ``name -> new module``
     (``"module:new_name"`` when the name changed too).
 
-    Like :func:`reliability_lab._lazy.lazy_exports`, but each use warns that the name moved;
+    Like :func:`reliability_lab._lazy.lazy_exports`, but each use warns that the name moved,
+    and ``__dir__`` lists none of them (old names are not advertised, and tools that walk a
+    module's names, such as doctest collection, do not trip the warning);
     ``depth`` is the number of wrapper frames between the user's code and this ``__getattr__``
     (so the warning points at the user's line).
 
@@ -119,7 +121,7 @@ def deprecated_exports(
     ...     warnings.simplefilter("always")
     ...     name = getattr_("dumps").__name__
     >>> name, caught[0].category.__name__, dir_()
-    ('dumps', 'DeprecationWarning', ['dumps'])
+    ('dumps', 'DeprecationWarning', [])
     """
 
     def __getattr__(name: str) -> Any:
@@ -131,6 +133,6 @@ def deprecated_exports(
         return getattr(import_module(module), new or name)
 
     def __dir__() -> list[str]:
-        return sorted(where)
+        return []
 
     return __getattr__, __dir__

@@ -93,7 +93,7 @@ def undefined_share(values: np.ndarray) -> float:
     >>> undefined_share(np.array([1.0, np.nan, 0.5, np.nan]))
     0.5
     """
-    return 1.0 - np.count_nonzero(~np.isnan(values)) / values.size if values.size else 0.0
+    return float(1.0 - np.count_nonzero(~np.isnan(values)) / values.size) if values.size else 0.0
 
 
 def percentile_interval(values: np.ndarray, alpha: float) -> tuple[float, float]:

@@ -34,7 +34,7 @@ __all__ = [
     "simulate",
 ]
 
-__getattr__, __dir__ = deprecated_exports(
+__getattr__, _ = deprecated_exports(
     __name__,
     {
         "PROFILES": "reliability_lab.sim._profiles:PERSONAS",
