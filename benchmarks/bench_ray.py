@@ -25,9 +25,9 @@ from typing import Any
 
 import yaml
 
-from reliability_lab.experiment import run_experiment
 from reliability_lab.experiment.config import ExperimentConfig, parse_config
-from reliability_lab.experiment.store import ResultsWriter
+from reliability_lab.results.store import ResultsWriter
+from reliability_lab.runner import run_experiment
 from reliability_lab.runs import session_id
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -71,8 +71,9 @@ def _start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
 
 def _measure(concurrency: int, base_url: str, model: str, tmp: Path, latency: float) -> Level:
     from reliability_lab.agents import RunResult, RunSpec, execute_run
-    from reliability_lab.experiment import parse_config, run_experiment
+    from reliability_lab.experiment import parse_config
     from reliability_lab.llm import LLMClient
+    from reliability_lab.runner import run_experiment
 
     calls_per_run = 3  # tool call, final answer, confidence (fake server's script)
     # about 6 s of ideal work per level (at least 60 calls), so start-up and tail are small

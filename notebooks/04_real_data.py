@@ -31,9 +31,9 @@ from matplotlib import pyplot as plt
 
 import reliability_lab as rl
 from reliability_lab import metrics, plots
-from reliability_lab.cli import main as reliability_lab_cli
 from reliability_lab.io import load_inspect_log, load_tau_bench_example
 from reliability_lab.report import value_with_ci
+from reliability_lab.results import format_summary
 
 SEED = 0  # the bootstrap seed; nothing else here is random
 pd.set_option("display.precision", 3)
@@ -149,14 +149,13 @@ inspect_runs = load_inspect_log("data/inspect_calculator.eval")
 inspect_runs[["agent", "task_id", "run", "success", "actions", "api_calls", "score_value"]].head(4)
 
 # %% [markdown]
-# The same report and gates the experiment runner prints, from the command line
-# (`reliability-lab report data/inspect_calculator.eval --gate "C_out >= 0.5"`):
+# The same report and gates the experiment runner prints, as a function (`rl.summarize_logs`;
+# on the command line `reliability-lab report data/inspect_calculator.eval --gate "C_out >= 0.5"`):
 
 # %%
-status = reliability_lab_cli(
-    ["report", "data/inspect_calculator.eval", "--gate", "C_out >= 0.5", "--n-boot", "500"]
-)
-print("exit status", status)
+summary = rl.summarize_logs("data/inspect_calculator.eval", gates=["C_out >= 0.5"], n_boot=500)
+print(format_summary(summary))
+print("gates passed:", summary.passed)
 
 # %% [markdown]
 # And its figures, from the same figure set as any results directory: pass^k against k and the

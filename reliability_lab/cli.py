@@ -101,8 +101,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from reliability_lab.experiment.console import format_summary, verdict
-    from reliability_lab.experiment.runner import run_experiment
+    from reliability_lab.results.console import format_summary, verdict
+    from reliability_lab.runner.runner import run_experiment
 
     outcome = run_experiment(
         args.config,
@@ -166,61 +166,23 @@ def _add_report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     report.add_argument("--quiet", action="store_true", help="print only ✓ PASSED / ✗ FAILED")
 
 
-_IMPORT_OPTIONS = (
-    "agent",
-    "scorer",
-    "gate",
-    "profile",
-    "n_boot",
-    "seed",
-    "output",
-    "sessions",
-    "judge_model",
-)
-
-
 def _cmd_report(args: argparse.Namespace) -> int:
-    from reliability_lab.experiment.console import format_summary, verdict
-    from reliability_lab.experiment.imported import import_config
-    from reliability_lab.experiment.summary import summarize_directory, summarize_imported
-    from reliability_lab.io import detect_format, load_runs
+    from reliability_lab.io.summarize import summarize_logs
+    from reliability_lab.results.console import format_summary, verdict
 
-    fmt = args.format or detect_format(args.path)
-    if fmt == "results":
-        given = [f"--{o.replace('_', '-')}" for o in _IMPORT_OPTIONS if getattr(args, o)]
-        if given:
-            raise ConfigError(
-                f"{args.path}: {', '.join(given)} apply to imported logs; a results "
-                "directory takes its settings and gates from its config"
-            )
-        summary = summarize_directory(args.path)
-    else:
-        if args.scorer and fmt != "inspect":
-            raise ConfigError(f"--scorer applies to inspect logs, not to {fmt!r}")
-        options = {"scorer": args.scorer} if args.scorer else {}
-        runs = load_runs(args.path, format=fmt, agent=args.agent, **options)
-        sessions = None
-        if args.judge_model and not args.sessions:
-            raise ConfigError("--judge-model applies with --sessions")
-        if args.sessions:
-            from reliability_lab.experiment.config import SessionSettings
-            from reliability_lab.experiment.imported import score_sessions
-
-            judge = {"judge_model": args.judge_model} if args.judge_model else {}
-            sessions = SessionSettings(**judge)
-            runs = score_sessions(runs, sessions, source=args.path)
-        report = {"n_boot": args.n_boot} if args.n_boot else None
-        config = import_config(
-            runs,
-            format=fmt,
-            path=args.path,
-            gates=args.gate,
-            profile=args.profile,
-            seed=args.seed,
-            report=report,
-            sessions=sessions.model_dump(mode="json") if sessions else None,
-        )
-        summary = summarize_imported(runs, config, output=args.output)
+    summary = summarize_logs(
+        args.path,
+        format=args.format,
+        agent=args.agent,
+        scorer=args.scorer,
+        gates=args.gate,
+        profile=args.profile,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        sessions=args.sessions,
+        judge_model=args.judge_model,
+        output=args.output,
+    )
     print(verdict(summary) if args.quiet else format_summary(summary))
     return EXIT_PASSED if summary.passed else EXIT_FAILED
 
@@ -256,8 +218,8 @@ def _add_compare_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from reliability_lab.experiment.compare import compare_results, format_comparison
-    from reliability_lab.experiment.console import FAILED, PASSED
+    from reliability_lab.results.compare_dirs import compare_results, format_comparison
+    from reliability_lab.results.console import FAILED, PASSED
 
     comparison = compare_results(
         args.old,
@@ -308,7 +270,7 @@ def _cmd_figures(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from reliability_lab.experiment.config import load_config
     from reliability_lab.experiment.plan import build_plan, resolve_tasks
-    from reliability_lab.experiment.preflight import check_preflight
+    from reliability_lab.runner.preflight import check_preflight
     from reliability_lab.runs import is_simulated_model
 
     config = load_config(args.config)
@@ -335,7 +297,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_repair(args: argparse.Namespace) -> int:
-    from reliability_lab.experiment.repair import repair_directory
+    from reliability_lab.results.repair import repair_directory
 
     print(repair_directory(args.directory).describe())
     return EXIT_PASSED
@@ -391,7 +353,7 @@ def _quiet_broken_pipe() -> None:
 
 
 def _version() -> str:
-    from reliability_lab import __version__
+    from reliability_lab._version import __version__
 
     return __version__
 
@@ -399,7 +361,7 @@ def _version() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``reliability-lab`` command; returns the exit status."""
     args = _parser().parse_args(argv)
-    from reliability_lab.experiment.runner import ExperimentError
+    from reliability_lab.runner.runner import ExperimentError
 
     handlers = {
         "run": _cmd_run,

@@ -22,21 +22,28 @@ from reliability_lab.errors import RunTableError
 __all__ = [
     "BASELINE",
     "CONFIDENCE_SOURCES",
+    "DEFAULT_CONSTRAINT_NAMES",
+    "FAULT_RATE_PREFIX",
     "INFRASTRUCTURE_PREFIX",
     "KEY_COLUMNS",
     "PERTURBATION_CONDITIONS",
     "RESOURCE_COLUMNS",
+    "RESULT_SCHEMA_VERSION",
     "RUN_TABLE_COLUMNS",
     "SEVERITY_WEIGHTS",
     "SIMULATED_PREFIX",
     "RunKey",
     "ViolationProblem",
+    "fault_rate_of",
+    "is_infrastructure",
     "is_infrastructure_error",
     "is_simulated_model",
     "run_key",
+    "run_key_of",
     "run_table_from_records",
     "safety_assessed",
     "session_id",
+    "table_run_keys",
     "validate_run_table",
     "violation_weights",
 ]
@@ -50,6 +57,19 @@ CONFIDENCE_SOURCES = ("elicited", "fallback", "none")
 #: Severity weights for the harm score (docs/methodology.md, "Safety"). Unknown severities are
 #: an error.
 SEVERITY_WEIGHTS: Mapping[str, float] = {"low": 0.25, "medium": 0.5, "high": 1.0, "critical": 1.0}
+#: Layout version of a ``results.jsonl`` record (written by ``agents.RunResult``, checked by
+#: ``results.read``).
+RESULT_SCHEMA_VERSION = 1
+#: Prefix of a fault-rate variant and intensity, ``p=<rate>`` (docs/perturbations.md).
+FAULT_RATE_PREFIX = "p="
+#: Names of the constraints every environment checks unless it declares its own set
+#: (docs/methodology.md, "Safety"); the constraints themselves are ``reliability_lab.safety``'s.
+DEFAULT_CONSTRAINT_NAMES = (
+    "pii_exposure",
+    "destructive_operation",
+    "rate_limit",
+    "data_minimisation",
+)
 RESOURCE_COLUMNS = (
     "cost_usd",
     "wall_time_s",
@@ -96,7 +116,7 @@ def _fail(source: str, column: str, message: str, rows: pd.DataFrame | None = No
 
 
 def _context(df: pd.DataFrame, mask: Any, column: str) -> pd.DataFrame:
-    cols = [c for c in ("agent", "task_id", "condition", "variant", "run") if c in df.columns]
+    cols = [c for c in KEY_COLUMNS if c in df.columns]
     if column not in cols:
         cols.append(column)
     return df.loc[np.asarray(mask, dtype=bool), cols]
@@ -408,6 +428,24 @@ def run_key(record: Mapping[str, Any]) -> RunKey:
     )
 
 
+def run_key_of(obj: object) -> RunKey:
+    """The run key of an object with the :data:`KEY_COLUMNS` as attributes (a spec, a result)."""
+    return run_key({name: getattr(obj, name) for name in KEY_COLUMNS})
+
+
+def table_run_keys(runs: pd.DataFrame) -> list[RunKey]:
+    """The run key of every row of a run table, in row order.
+
+    Examples
+    --------
+    >>> table_run_keys(pd.DataFrame({"agent": ["a"], "task_id": ["t"], "condition": ["baseline"],
+    ...                              "variant": [""], "run": [3]}))
+    [('a', 't', 'baseline', '', 3)]
+    """
+    text = (runs[c].astype(str) for c in KEY_COLUMNS[:-1])
+    return [(*key[:4], int(key[4])) for key in zip(*text, runs[KEY_COLUMNS[-1]], strict=True)]
+
+
 def session_id(record: Mapping[str, Any]) -> str:
     """A run's session id, ``agent|task_id|condition|variant|run`` (stable across resumes).
 
@@ -431,15 +469,40 @@ def is_simulated_model(model: str) -> bool:
     return model.startswith(SIMULATED_PREFIX)
 
 
-def is_infrastructure_error(error: pd.Series) -> np.ndarray:
-    """Boolean mask of runs whose ``error`` marks a provider/harness failure.
+def fault_rate_of(text: str) -> float:
+    """The rate of a ``p=<rate>`` variant or intensity, NaN for any other text.
+
+    >>> fault_rate_of("p=0.4"), fault_rate_of("medium")
+    (0.4, nan)
+    """
+    if not text.startswith(FAULT_RATE_PREFIX):
+        return math.nan
+    try:
+        return float(text.removeprefix(FAULT_RATE_PREFIX))
+    except ValueError:
+        return math.nan
+
+
+def is_infrastructure(error: object) -> bool:
+    """Whether one run's ``error`` marks a provider/harness failure (the one definition).
 
     See docs/run_table.md, "Infrastructure errors".
+
+    Examples
+    --------
+    >>> is_infrastructure("infrastructure: timeout"), is_infrastructure(None)
+    (True, False)
     """
+    return isinstance(error, str) and error.startswith(INFRASTRUCTURE_PREFIX)
+
+
+def is_infrastructure_error(error: pd.Series) -> np.ndarray:
+    """Boolean mask of runs whose ``error`` marks a provider/harness failure
+    (:func:`is_infrastructure` per run)."""
     values = error.to_numpy(dtype=object)
     present = np.flatnonzero(np.asarray(pd.notna(values), dtype=bool))
     mask = np.zeros(len(values), dtype=bool)
-    mask[present] = [str(v).startswith(INFRASTRUCTURE_PREFIX) for v in values[present]]
+    mask[present] = [is_infrastructure(str(v)) for v in values[present]]
     return mask
 
 

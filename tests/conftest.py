@@ -2,19 +2,47 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
+from tests.experiment.helpers import TINY, config_writer
 from tests.fake_openai_server import FakeOpenAIServer, chat_body
 
 
 @pytest.fixture()
-def chat_server() -> Iterator[tuple[FakeOpenAIServer, str]]:
+def server() -> Iterator[FakeOpenAIServer]:
+    """A fresh local OpenAI-compatible server (see :class:`FakeOpenAIServer`)."""
+    with FakeOpenAIServer() as srv:
+        yield srv
+
+
+@pytest.fixture()
+def chat_server(server: FakeOpenAIServer) -> tuple[FakeOpenAIServer, str]:
     """(server, api_base) of a fresh local OpenAI-compatible server.
 
     It answers every request with :func:`chat_body` until a test sets ``server.script``.
     """
-    with FakeOpenAIServer() as server:
-        server.script = [("ok", chat_body())]
-        yield server, server.base_url
+    server.script = [("ok", chat_body())]
+    return server, server.base_url
+
+
+@pytest.fixture()
+def write_config(tmp_path: Path) -> Callable[..., Path]:
+    """``write(data, name="exp.yaml") -> path``: a YAML config under the test's ``tmp_path``."""
+    return config_writer(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(config, results directory) of the finished offline experiment :data:`TINY`.
+
+    Shared by the whole session: tests that change the directory work on a copy.
+    """
+    from reliability_lab.cli import main
+
+    tmp = tmp_path_factory.mktemp("finished")
+    cfg = config_writer(tmp)(TINY)
+    assert main(["run", str(cfg), "--output", str(tmp / "out"), "--quiet"]) == 0
+    return cfg, tmp / "out"

@@ -16,9 +16,9 @@ import pytest
 
 import reliability_lab
 from reliability_lab.cli import main
-from reliability_lab.experiment.lock import DirectoryLock
-from reliability_lab.experiment.progress import LineProgress
-from tests.experiment.helpers import TINY, TINY_PLANNED, config_writer, result_lines, run_keys
+from reliability_lab.results.lock import DirectoryLock
+from reliability_lab.runner.progress import LineProgress
+from tests.experiment.helpers import TINY_PLANNED, config_writer, result_lines, run_keys
 from tests.fake_openai_server import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,14 +32,6 @@ def _cli(*argv: str, **kw: Any) -> subprocess.Popen[str]:
         text=True,
         **{"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **kw},
     )
-
-
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    tmp = tmp_path_factory.mktemp("cli")
-    cfg = config_writer(tmp)(TINY)
-    assert main(["run", str(cfg), "--output", str(tmp / "out"), "--quiet"]) == 0
-    return cfg, tmp / "out"
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:

@@ -58,7 +58,7 @@ def _probe(code: str, **env: str) -> dict[str, Any]:
         "reliability_lab.cli",
         "reliability_lab.experiment",
         "reliability_lab.experiment.plan",
-        "reliability_lab.experiment.runner",
+        "reliability_lab.runner.runner",
         "reliability_lab.experiment.seeds",
         "reliability_lab.llm",
         "reliability_lab.sessions",
@@ -178,8 +178,8 @@ def test_ray_is_imported_only_by_an_experiment_that_runs_on_it(tmp_path: Path) -
     )
     report = _probe(
         f"""
-        import reliability_lab, reliability_lab.experiment.runner
-        import reliability_lab.experiment.ray_executor
+        import reliability_lab, reliability_lab.runner.runner
+        import reliability_lab.runner.ray_executor
         from reliability_lab.cli import main
         RESULT["rc"] = main(["validate", {str(config)!r}])
         RESULT["ray"] = "ray" in _sys.modules

@@ -23,13 +23,13 @@ import numpy as np
 import pandas as pd
 
 from reliability_lab import compare_agents, plan_runs, reliability_report
+from reliability_lab.metrics.profiles import get_profile
 from reliability_lab.report._report import agent_rng, bootstrap_replicates
 from reliability_lab.report._taskstats import TaskStats
 from reliability_lab.report._within import RunResampler
-from reliability_lab.report.profiles import get_profile
+from reliability_lab.report.allocation import AdaptiveAllocator
 from reliability_lab.runs import validate_run_table
 from reliability_lab.simulate import SimulatedAgent, Simulation, simulate_runs
-from reliability_lab.stats.adaptive import AdaptiveAllocator
 
 A = 0.6
 THETA = 1 / (2 * A + 1)  # E[(2p − 1)²] under Beta(0.6, 0.6)

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from reliability_lab._secrets import find_secret
-from reliability_lab.runs import KEY_COLUMNS, RUN_TABLE_COLUMNS, RunKey, run_key
+from reliability_lab.runs import RESULT_SCHEMA_VERSION, RUN_TABLE_COLUMNS, RunKey, run_key_of
 from reliability_lab.safety._judge import SafetyRecord
 from reliability_lab.sessions.scoring import SessionScores
 
@@ -89,7 +89,7 @@ class RunSpec:
     @property
     def key(self) -> RunKey:
         """The run's identity (:func:`~reliability_lab.runs.run_key`)."""
-        return run_key({k: getattr(self, k) for k in KEY_COLUMNS})
+        return run_key_of(self)
 
     @property
     def identity(self) -> str:
@@ -123,7 +123,7 @@ class RunResult(BaseModel):
         use_attribute_docstrings=True, ser_json_inf_nan="null", extra="forbid"
     )
 
-    schema_version: int = 1
+    schema_version: int = RESULT_SCHEMA_VERSION
     """Version of this record's layout."""
     agent: str
     """Agent label."""
@@ -202,7 +202,7 @@ class RunResult(BaseModel):
     @property
     def key(self) -> RunKey:
         """The run's identity (:func:`~reliability_lab.runs.run_key`)."""
-        return run_key({k: getattr(self, k) for k in KEY_COLUMNS})
+        return run_key_of(self)
 
     def to_row(self) -> dict[str, Any]:
         """Exactly the run-table columns (docs/run_table.md), in canonical order."""

@@ -1,20 +1,28 @@
-"""Experiments: configs, repeated runs of agents, results directories, summaries and gates.
+"""The experiment spec: config models (adaptive settings and gates included), YAML, plan, seeds.
 
 A YAML config (see ``experiments/README.md``) names agents, an environment and its tasks, K
-runs, conditions, concurrency, a seed and gates. :func:`run_experiment` executes every
-(agent, task, condition, variant, run) once — resuming an interrupted directory — and writes
-``header.json``, ``results.jsonl``, ``run_1/ … run_K/``, ``summary.json`` and
-``aggregate_stats.json`` (docs/results.md). :func:`load_results` reads the run table back.
+runs, conditions, concurrency, a seed and gates; :func:`load_config` validates it,
+:func:`build_plan` expands it into the runs to execute and :func:`run_seed` gives each run its
+seed. Executing the plan is :mod:`reliability_lab.runner` (:func:`~reliability_lab.run_experiment`);
+the results directory it writes is :mod:`reliability_lab.results` (docs/architecture.md).
+
+The names that lived here before (``run_experiment``, ``load_results``, ``summarize_directory``,
+``format_summary``, …) still import from this package, with a DeprecationWarning, until the
+next release; so do the old submodules (``reliability_lab.experiment.store`` …, see
+:mod:`reliability_lab._moved`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from reliability_lab._lazy import lazy_exports
+from reliability_lab._moved import deprecated_exports
 
 if TYPE_CHECKING:
     from reliability_lab.experiment.config import (
+        AdaptiveSettings,
         AgentConfig,
         ConditionConfig,
         EnvironmentConfig,
@@ -22,76 +30,73 @@ if TYPE_CHECKING:
         load_config,
         parse_config,
     )
-    from reliability_lab.experiment.console import format_summary
     from reliability_lab.experiment.gates import GateConfig, GateResult, evaluate_gates
     from reliability_lab.experiment.plan import build_plan, resolve_tasks
-    from reliability_lab.experiment.results import load_results
-    from reliability_lab.experiment.runner import (
-        ExperimentError,
-        ExperimentOutcome,
-        arun_experiment,
-        run_experiment,
-    )
     from reliability_lab.experiment.seeds import run_seed
-    from reliability_lab.experiment.summary import (
-        ExperimentSummary,
-        score_metrics,
-        summarize_directory,
-    )
     from reliability_lab.perturbations import list_conditions, register_condition
 
 # Public names loaded on first use (importing a submodule such as ``.seeds`` stays cheap).
-__getattr__, __dir__ = lazy_exports(
+_spec_getattr, _spec_dir = lazy_exports(
     __name__,
     {
+        "AdaptiveSettings": "reliability_lab.experiment.config",
         "AgentConfig": "reliability_lab.experiment.config",
         "ConditionConfig": "reliability_lab.experiment.config",
         "EnvironmentConfig": "reliability_lab.experiment.config",
         "ExperimentConfig": "reliability_lab.experiment.config",
-        "ExperimentError": "reliability_lab.experiment.runner",
-        "ExperimentOutcome": "reliability_lab.experiment.runner",
-        "ExperimentSummary": "reliability_lab.experiment.summary",
         "GateConfig": "reliability_lab.experiment.gates",
         "GateResult": "reliability_lab.experiment.gates",
-        "arun_experiment": "reliability_lab.experiment.runner",
         "build_plan": "reliability_lab.experiment.plan",
         "evaluate_gates": "reliability_lab.experiment.gates",
-        "format_summary": "reliability_lab.experiment.console",
         "list_conditions": "reliability_lab.perturbations",
         "load_config": "reliability_lab.experiment.config",
-        "load_results": "reliability_lab.experiment.results",
         "parse_config": "reliability_lab.experiment.config",
         "register_condition": "reliability_lab.perturbations",
         "resolve_tasks": "reliability_lab.experiment.plan",
-        "run_experiment": "reliability_lab.experiment.runner",
         "run_seed": "reliability_lab.experiment.seeds",
-        "score_metrics": "reliability_lab.experiment.summary",
-        "summarize_directory": "reliability_lab.experiment.summary",
     },
 )
+# Deprecated: the engine and the results directory moved out of this package.
+_old_getattr, _old_dir = deprecated_exports(
+    __name__,
+    {
+        "ExperimentError": "reliability_lab.runner.runner",
+        "ExperimentOutcome": "reliability_lab.runner.runner",
+        "ExperimentSummary": "reliability_lab.results.summary",
+        "arun_experiment": "reliability_lab.runner.runner",
+        "format_summary": "reliability_lab.results.console",
+        "load_results": "reliability_lab.results.read",
+        "run_experiment": "reliability_lab.runner.runner",
+        "score_metrics": "reliability_lab.results.summary",
+        "summarize_directory": "reliability_lab.results.summary",
+    },
+    depth=1,
+)
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        return _spec_getattr(name)
+    except AttributeError:
+        return _old_getattr(name)
+
+
+__dir__: Callable[[], list[str]] = _spec_dir
 
 __all__ = [
+    "AdaptiveSettings",
     "AgentConfig",
     "ConditionConfig",
     "EnvironmentConfig",
     "ExperimentConfig",
-    "ExperimentError",
-    "ExperimentOutcome",
-    "ExperimentSummary",
     "GateConfig",
     "GateResult",
-    "arun_experiment",
     "build_plan",
     "evaluate_gates",
-    "format_summary",
     "list_conditions",
     "load_config",
-    "load_results",
     "parse_config",
     "register_condition",
     "resolve_tasks",
-    "run_experiment",
     "run_seed",
-    "score_metrics",
-    "summarize_directory",
 ]

@@ -29,11 +29,10 @@ from pydantic import (
 from reliability_lab._secrets import find_secret, redact
 from reliability_lab.errors import ConfigError
 from reliability_lab.experiment._yaml import Path_, field_path, line_of, load_yaml
-from reliability_lab.experiment.adaptive import AdaptiveSettings, check_adaptive
 from reliability_lab.experiment.gates import GateConfig
+from reliability_lab.metrics.session import SESSION_METRICS
 from reliability_lab.perturbations import get_condition
-from reliability_lab.runs import is_simulated_model
-from reliability_lab.sessions.metrics import SESSION_METRICS
+from reliability_lab.runs import BASELINE, is_simulated_model
 from reliability_lab.sessions.scoring import HASHING_EMBEDDER
 
 __all__ = [
@@ -54,6 +53,56 @@ __all__ = [
 ]
 
 CONFIG_VERSION = 1
+
+
+class AdaptiveSettings(BaseModel):
+    """The ``adaptive:`` block: extra baseline runs until an interval is narrow enough."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    metric: str = "C_out"
+    """Target metric: a mean over tasks (C_out, C_traj_d, C_traj_s, C_conf, C_res) or R_Con."""
+    halfwidth: float = Field(gt=0)
+    """Target half-width of the metric's report interval (``report`` settings)."""
+    max_runs: int = Field(ge=2)
+    """Most baseline runs of any task (the initial K included)."""
+    budget: int | None = Field(default=None, ge=1)
+    """Most baseline runs per agent in total, the initial ones included; default
+    ``max_runs`` × tasks."""
+    batch: int | None = Field(default=None, ge=1)
+    """Runs added per agent and round; default a fifth of the tasks (at least 1)."""
+
+    @field_validator("metric")
+    @classmethod
+    def _targetable(cls, value: str) -> str:
+        from reliability_lab.report.allocation import ADAPTIVE_METRICS
+
+        if value not in ADAPTIVE_METRICS:
+            raise ValueError(
+                f"cannot target {value!r} adaptively; choose one of {', '.join(ADAPTIVE_METRICS)} "
+                "(means over tasks: pooled metrics would weight the tasks with extra runs more)"
+            )
+        return value
+
+
+def check_adaptive(config: ExperimentConfig) -> None:
+    """Cross-checks of the ``adaptive`` block against the rest of the config.
+
+    Raises
+    ------
+    ValueError
+        No ``baseline`` condition, or ``max_runs`` not above ``runs``.
+    """
+    settings = config.adaptive
+    if settings is None:
+        return
+    if BASELINE not in [c.name for c in config.conditions]:
+        raise ValueError("adaptive: adds baseline runs, but 'baseline' is not a condition")
+    if settings.max_runs <= config.runs:
+        raise ValueError(
+            f"adaptive.max_runs ({settings.max_runs}) must exceed runs ({config.runs}): "
+            "adaptive runs come after the initial K"
+        )
 
 
 class _Model(BaseModel):
@@ -94,7 +143,7 @@ class AgentConfig(_Model):
     label: str = Field(min_length=1)
     """Agent label; the run table's ``agent`` column. Unique within the experiment."""
     model: str = Field(min_length=1)
-    """Any litellm model string (``openai/gpt-4o-mini``, ``ollama/llama3``) or ``sim/<profile>``."""
+    """Any litellm model string (``openai/gpt-4o-mini``, ``ollama/llama3``) or ``sim/<persona>``."""
     params: dict[str, Any] = Field(default_factory=dict)
     """Call parameters passed to every completion (temperature, max_tokens, api_base, ...).
     Never an API key: keys come from the environment."""
@@ -302,7 +351,7 @@ class SessionSettings(_Model):
     def _known_weights(cls, value: dict[str, float] | None) -> dict[str, float] | None:
         if value is None:
             return None
-        from reliability_lab.sessions.metrics import validate_signal_weights
+        from reliability_lab.metrics.session import validate_signal_weights
 
         try:
             validate_signal_weights(value)
@@ -396,14 +445,14 @@ class ExperimentConfig(_Model):
     """Safety assessment per run (the optional LLM safety judge)."""
     adaptive: AdaptiveSettings | None = None
     """Extra baseline runs after the initial K where outcomes are most uncertain, until a
-    metric's interval is narrow enough (``reliability_lab.experiment.adaptive``)."""
+    metric's interval is narrow enough (``reliability_lab.runner.adaptive``)."""
     executor: ExecutorSettings = Field(default_factory=ExecutorSettings)
     """Where the runs execute: this process (``asyncio``) or a Ray cluster (``ray``)."""
 
     @field_validator("profile")
     @classmethod
     def _known_profile(cls, value: str) -> str:
-        from reliability_lab.report.profiles import PROFILES
+        from reliability_lab.metrics.profiles import PROFILES
 
         if value not in PROFILES:
             raise ValueError(f"unknown metric profile {value!r}; valid: {', '.join(PROFILES)}")

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from reliability_lab.report.registry import METRIC_REGISTRY, REPORT_METRICS, explain_undefined
+from reliability_lab.metrics.registry import METRIC_REGISTRY, REPORT_METRICS, explain_undefined
 
 __all__ = [
     "GATE_METRICS",

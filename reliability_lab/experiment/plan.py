@@ -7,23 +7,21 @@ catches an unknown environment or task id before anything runs.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reliability_lab.errors import ConfigError, RunTableError
+from reliability_lab.errors import ConfigError
 from reliability_lab.experiment.config import AgentConfig, ConditionConfig, ExperimentConfig
 from reliability_lab.experiment.seeds import run_seed
 from reliability_lab.runs import SIMULATED_PREFIX, RunKey, is_simulated_model
 
 if TYPE_CHECKING:
     from reliability_lab.agents import RunSpec
-    from reliability_lab.experiment.store import HeaderRecord
 
 __all__ = [
     "build_plan",
     "check_conditions",
     "check_models",
-    "header_plan",
+    "condition_artifacts",
     "make_spec",
     "planned_keys",
     "resolve_tasks",
@@ -70,7 +68,7 @@ def resolve_tasks(config: ExperimentConfig, *, source: str = "config") -> list[s
 
 
 def check_models(config: ExperimentConfig, *, source: str = "config") -> None:
-    """Reject ``sim/<profile>`` model strings naming no registered simulated profile.
+    """Reject ``sim/<persona>`` model strings naming no registered simulated persona.
 
     Other model strings are litellm's to resolve at call time (a wrong one is recorded as
     each run's ``infrastructure:`` error).
@@ -80,16 +78,16 @@ def check_models(config: ExperimentConfig, *, source: str = "config") -> None:
     ConfigError
         Names the agent's field path and lists the registered profiles.
     """
-    from reliability_lab.sim import PROFILES
+    from reliability_lab.sim import PERSONAS
 
     for index, agent in enumerate(config.agents):
         if is_simulated_model(agent.model):
             profile = agent.model.removeprefix(SIMULATED_PREFIX)
-            if profile not in PROFILES:
+            if profile not in PERSONAS:
                 raise ConfigError(
                     f"{source}: agents[{index}].model: unknown simulated profile {profile!r} "
                     f"(got {agent.model!r}); available: "
-                    + ", ".join(f"sim/{name}" for name in sorted(PROFILES))
+                    + ", ".join(f"sim/{name}" for name in sorted(PERSONAS))
                 )
 
 
@@ -163,7 +161,7 @@ def build_plan(
     complete early repetitions. Each spec carries its seed from :func:`run_seed`, which the
     runs of every condition and variant with the same agent, task and run index share (paired
     runs), and its condition's options. Runs an ``adaptive`` block adds later are not part of
-    the plan (``reliability_lab.experiment.adaptive``).
+    the plan (``reliability_lab.runner.adaptive``).
     """
     check_models(config, source=source)
     check_conditions(config, source=source)
@@ -204,30 +202,22 @@ def planned_keys(config: ExperimentConfig, tasks: list[str]) -> list[RunKey]:
     ]
 
 
-def header_plan(header: HeaderRecord, directory: Path | None = None) -> list[RunKey] | None:
-    """The run keys planned by a results directory's ``header.json``, in plan order.
-
-    With ``directory``, the runs its ``adaptive.json`` rounds added follow, in round order
-    (an adaptive block decides them as the experiment goes). None for a directory of imported
-    logs (``reliability-lab report LOGS --output DIR``): they come without a plan.
+def condition_artifacts(config: ExperimentConfig) -> dict[str, str]:
+    """Condition name → artifact file name, for the conditions that prepare one.
 
     Raises
     ------
-    RunTableError
-        The header's configuration is not a valid experiment configuration.
     ConfigError
-        ``adaptive.json`` is unreadable.
+        Two conditions would write the same artifact file.
     """
-    from reliability_lab.experiment.adaptive import decided_keys
-    from reliability_lab.experiment.imported import IMPORT_KEY
+    from reliability_lab.perturbations import get_condition
 
-    if IMPORT_KEY in header.config:
-        return None
-    try:
-        config = ExperimentConfig.model_validate(header.config)
-    except ValueError as exc:
-        raise RunTableError(
-            f"header.json: config is not a valid experiment config: {exc}"
-        ) from None
-    plan = planned_keys(config, header.tasks)
-    return plan + decided_keys(directory) if directory is not None else plan
+    out: dict[str, str] = {}
+    for condition in config.conditions:
+        artifact = get_condition(condition.name).artifact
+        if artifact is None:
+            continue
+        if artifact in out.values():
+            raise ConfigError(f"conditions: two conditions write the same artifact {artifact!r}")
+        out[condition.name] = artifact
+    return out

@@ -19,8 +19,9 @@ format          recognised by
 ``table``       a ``.csv``, ``.parquet`` or ``.jsonl`` file of runs (:func:`from_records`)
 ==============  ============================================================================
 
-:func:`load_runs` calls the matching importer; ``results`` directories are read by
-``reliability_lab.experiment`` instead (``load_results``), which lives above this package.
+:func:`load_runs` calls the matching importer; a ``results`` directory (ours) is read through
+:mod:`reliability_lab.results` (:func:`~reliability_lab.results.load_results`), so one call
+loads every format.
 """
 
 from __future__ import annotations
@@ -133,16 +134,17 @@ def load_runs(
     agent: str | None = None,
     **options: Any,
 ) -> pd.DataFrame:
-    """Import a log file or directory of another harness as a run table.
+    """The run table of a log file or directory of any format, our results directories included.
 
     Parameters
     ----------
     path : str or PathLike
         The file or directory.
     format : str, optional
-        One of :data:`FORMATS` except ``results``; default :func:`detect_format`.
+        One of :data:`FORMATS`; default :func:`detect_format`.
     agent : str, optional
-        Agent label for every run (each importer's default otherwise).
+        Agent label for every run (each importer's default otherwise; not for ``results``,
+        whose records name their agents).
     **options
         Passed to the importer (e.g. ``scorer=`` for inspect logs).
 
@@ -153,10 +155,15 @@ def load_runs(
     """
     fmt = format or detect_format(path)
     if fmt == "results":
-        raise LogFormatError(
-            f"{path}: a reliability_lab results directory; read it with "
-            "reliability_lab.experiment.load_results"
-        )
+        if agent is not None or options:
+            given = ["agent"] * (agent is not None) + sorted(options)
+            raise ValueError(
+                f"{path}: a reliability_lab results directory names its agents and settings in "
+                f"its records; {', '.join(given)} do not apply"
+            )
+        from reliability_lab.results.read import load_results
+
+        return load_results(path)
     if fmt == "table":
         return from_records(path, agent=agent, **options)
     if fmt == "tau-bench":  # its files do not name the agent: default to the file name

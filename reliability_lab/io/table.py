@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 
 from reliability_lab.io._common import LogFormatError, fail
-from reliability_lab.runs import RUN_TABLE_COLUMNS, validate_run_table
+from reliability_lab.runs import KEY_COLUMNS, RUN_TABLE_COLUMNS, validate_run_table
 
 __all__ = ["from_records"]
 
@@ -140,7 +140,7 @@ def from_records(
         if "agent" in table.columns:
             raise ValueError("agent: the table has an agent column already; map it instead")
         table["agent"] = agent
-    for column in ("agent", "task_id", "condition", "variant"):
+    for column in KEY_COLUMNS[:-1]:  # the text fields of the run key
         if column in table.columns:
             table[column] = table[column].map(lambda v: v if isinstance(v, str) else str(v))
     if "success" not in table.columns and "score" in table.columns:

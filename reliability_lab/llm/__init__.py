@@ -2,9 +2,11 @@
 
 Importing this package, or constructing an :class:`LLMClient`, does not import litellm: the
 first model call does (:mod:`reliability_lab.llm._litellm` imports and configures it then, and
-registers the simulated model as the litellm provider ``sim`` — ``sim/calibrated``,
-``sim/inconsistent``, …; see :mod:`reliability_lab.sim`). :func:`register_sim_provider` does
-the registration explicitly, for code that calls litellm itself.
+installs the custom providers plugged in through :mod:`reliability_lab._providers` — the
+simulated model ``sim/calibrated``, ``sim/inconsistent``, … of :mod:`reliability_lab.sim`,
+which this package never imports). :func:`register_sim_provider` does the installation
+explicitly, for code that calls litellm itself. :mod:`.judging` is the staged-JSON judge base
+the session judges and the safety judge share.
 
 Calls take litellm's default transport; nothing here changes process-wide settings per call.
 Secret handling (cache keys, error messages) follows :mod:`reliability_lab._secrets`.

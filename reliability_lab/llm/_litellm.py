@@ -2,7 +2,7 @@
 
 Importing litellm takes seconds, so nothing in reliability_lab imports it until a model is
 actually called (:class:`~reliability_lab.llm.LLMClient`'s first call) or the simulated provider
-is registered (:func:`register_sim_provider`). On that first use this module:
+is requested (:func:`register_sim_provider`). On that first use this module:
 
 - makes litellm load its bundled model price map instead of downloading one: litellm reads
   ``LITELLM_LOCAL_MODEL_COST_MAP`` only while it is being imported, so the variable is set for
@@ -12,7 +12,8 @@ is registered (:func:`register_sim_provider`). On that first use this module:
   imported by someone else;
 - silences litellm's "Give Feedback / Get Help" banner (``litellm.suppress_debug_info``) and
   sets the ``LiteLLM`` logger to ERROR unless the application configured that logger;
-- registers the simulated model as the litellm custom provider ``sim``.
+- runs the custom-provider installers plugged in through :mod:`reliability_lab._providers`
+  (the simulated model ``sim`` is one; this module imports no simulator).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import sys
 import threading
 from collections.abc import Mapping
 from typing import Any
+
+from reliability_lab._providers import installers
 
 __all__ = [
     "COST_MAP_ENV",
@@ -78,20 +81,19 @@ def _configure(litellm: Any) -> None:
 
 
 def register_sim_provider() -> None:
-    """Register the simulated model as litellm's custom provider ``sim`` (idempotent).
+    """Load litellm and install every plugged-in custom provider (idempotent).
 
-    ``litellm.completion(model="sim/calibrated", ...)`` then reaches
-    :func:`reliability_lab.sim.simulate`; the profiles' prices go through litellm's cost
-    tracking. Imports (and configures) litellm if it is not loaded yet.
+    ``litellm.completion(model="sim/calibrated", ...)`` then reaches the simulated model
+    (:mod:`reliability_lab.sim`, plugged in by the package root); its profiles' prices go
+    through litellm's cost tracking. Imports (and configures) litellm if it is not loaded yet.
     """
     with _lock:
         if not _loaded:
             litellm = _import_litellm()
             _configure(litellm)
             _loaded.append(litellm)
-        from reliability_lab.llm._sim_provider import register
-
-        register()
+        for install in installers():
+            install(_loaded[0])
 
 
 def load_litellm() -> Any:

@@ -3,7 +3,7 @@
 :class:`CallSpacing` is the rule (one call every ``60 / calls_per_minute`` seconds, each call
 reserving the next free start time); it holds no clock and no lock, so the same rule serves one
 process (:class:`RateLimiter`) and a whole Ray cluster (one shared actor holding a
-:class:`CallSpacing`; :mod:`reliability_lab.experiment.ray_executor`). docs/distributed.md,
+:class:`CallSpacing`; :mod:`reliability_lab.runner.ray_executor`). docs/distributed.md,
 "Rate limits".
 """
 

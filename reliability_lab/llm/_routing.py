@@ -14,7 +14,7 @@ its bundled price map (``model_prices_and_context_window_backup.json``, each mod
   their bare name (``gpt-4o-mini``, ``claude-3-5-haiku-latest``), or
 - ``params`` name a known ``custom_llm_provider``;
 
-``sim/<profile>`` is this package's simulated model (a custom provider registered at the first
+``sim/<persona>`` is this package's simulated model (a custom provider registered at the first
 call). :data:`CREDENTIALS` is our own table of the API-key variables of common providers;
 ``tests/llm/test_routing.py`` checks both decisions against ``litellm.get_llm_provider`` and
 ``litellm.validate_environment`` so that neither can drift from the installed litellm.

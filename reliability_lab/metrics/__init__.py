@@ -4,8 +4,10 @@ Pure functions over numpy/scipy/pandas; importing this package loads neither lit
 matplotlib, and loads each metric family only when one of its names is first used (PEP 562).
 Inputs first (positional or by keyword), options keyword-only; higher is better for every
 ``*_score`` and ``*_consistency``. Undefined values are NaN with
-:class:`~reliability_lab.UndefinedMetricWarning`. Every metric's symbol, dimension and variants
-are listed in :data:`reliability_lab.report.METRIC_REGISTRY`.
+:class:`~reliability_lab.UndefinedMetricWarning`. PandaProbe's pure session metrics
+(:mod:`.session`) and trace signals (:mod:`.signals`) live here too. Every metric's symbol,
+dimension and variants are listed in :data:`METRIC_REGISTRY` (:mod:`.registry`, with the metric
+profiles of :mod:`.profiles`; also reachable as ``reliability_lab.report.METRIC_REGISTRY``).
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ if TYPE_CHECKING:
         SafetyScores,
         safety_scores,
     )
+    from reliability_lab.metrics.session import agent_consistency, agent_reliability
+    from reliability_lab.metrics.signals import coherence, loop_detection
     from reliability_lab.metrics.trajectory import (
         DISTRIBUTION_VARIANTS,
         trajectory_distribution_consistency,
@@ -74,6 +78,8 @@ _WHERE = {
     ),
     "robustness": ("robustness_ratio",),
     "safety": ("DEFAULT_CONSTRAINTS", "SAFETY_SYMBOLS", "SafetyScores", "safety_scores"),
+    "session": ("agent_consistency", "agent_reliability"),
+    "signals": ("coherence", "loop_detection"),
     "trajectory": (
         "DISTRIBUTION_VARIANTS",
         "trajectory_distribution_consistency",
@@ -97,10 +103,14 @@ __all__ = [
     "ReliabilityCurve",
     "RiskCoverageCurve",
     "SafetyScores",
+    "agent_consistency",
+    "agent_reliability",
     "auroc_score",
     "brier_score",
     "calibration_score",
+    "coherence",
     "confidence_consistency",
+    "loop_detection",
     "outcome_consistency",
     "pass_at_k",
     "pass_hat_k",

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from reliability_lab._columns import flatten_lists
-from reliability_lab.runs import violation_weights
+from reliability_lab.runs import DEFAULT_CONSTRAINT_NAMES, violation_weights
 
 __all__ = [
     "DEFAULT_CONSTRAINTS",
@@ -22,8 +22,8 @@ __all__ = [
     "safety_scores",
 ]
 
-#: Constraints checked by default (docs/methodology.md, "Safety").
-DEFAULT_CONSTRAINTS = ("pii_exposure", "destructive_operation", "rate_limit", "data_minimisation")
+#: Constraints checked by default (docs/methodology.md, "Safety"), by name.
+DEFAULT_CONSTRAINTS = DEFAULT_CONSTRAINT_NAMES
 
 
 #: The report's symbol for each field of :class:`SafetyScores` (one vocabulary: the field is

@@ -44,6 +44,7 @@ from reliability_lab.perturbations._base import (
     ToolExecutor,
     ToolOutcome,
 )
+from reliability_lab.runs import fault_rate_of
 
 if TYPE_CHECKING:
     from reliability_lab.envs import Environment
@@ -76,7 +77,6 @@ DEFAULT_MIX: dict[str, float] = {
 }
 #: Types whose request never reached the tool (it did not run); a harness retry may resend it.
 NOT_EXECUTED = frozenset({"timeout", "server_error", "rate_limit", "connection"})
-_RATE_PREFIX = "p="
 
 
 class RetryPolicy(BaseModel):
@@ -133,11 +133,7 @@ def fault_rate(variant: str) -> float:
     >>> fault_rate("p=0.4")
     0.4
     """
-    text = variant.removeprefix(_RATE_PREFIX)
-    try:
-        rate = float(text) if variant.startswith(_RATE_PREFIX) else math.nan
-    except ValueError:
-        rate = math.nan
+    rate = fault_rate_of(variant)
     if not 0 < rate <= 1:
         raise ValueError(
             f"fault variant {variant!r}: expected 'p=<rate>' with 0 < rate <= 1, e.g. 'p=0.2'"

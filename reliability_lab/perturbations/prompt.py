@@ -286,7 +286,7 @@ class PromptPerturbation(Perturbation):
             raise ValueError(
                 f"prompt run of task {context.task.task_id!r} variant {context.variant!r} has "
                 "no paraphrase: paraphrases are prepared by the experiment runner "
-                "(reliability_lab.experiment.run_experiment)"
+                "(reliability_lab.run_experiment)"
             )
         self.text = str(context.data["instruction"])
 

@@ -78,6 +78,7 @@ from reliability_lab.report import (
     robustness_by_intensity,
     violation_counts,
 )
+from reliability_lab.report.compare import compare_agents
 from reliability_lab.runs import (
     BASELINE,
     KEY_COLUMNS,
@@ -87,7 +88,6 @@ from reliability_lab.runs import (
     validate_run_table,
 )
 from reliability_lab.sessions.scoring import SessionScores
-from reliability_lab.stats.compare import compare_agents
 
 __all__ = [
     "FIGURES",
@@ -277,7 +277,7 @@ def figure_data(
                 warnings.simplefilter("ignore", UndefinedMetricWarning)
                 report = reliability_report(runs, profile=profile, n_boot=n_boot, seed=seed)
     else:
-        from reliability_lab.experiment.results import load_report, read_results
+        from reliability_lab.results.read import load_report, read_results
 
         where = str(source)
         runs, records = read_results(source)

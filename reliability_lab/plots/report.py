@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
+from reliability_lab.metrics.registry import METRIC_REGISTRY
 from reliability_lab.plots.style import agent_colors, metric_label, new_axes
-from reliability_lab.report.registry import METRIC_REGISTRY
 
 __all__ = [
     "DASHBOARD_METRICS",

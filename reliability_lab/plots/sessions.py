@@ -10,10 +10,10 @@ from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from reliability_lab.metrics.session import FLAG_RISK
+from reliability_lab.metrics.signals import MetricResult
 from reliability_lab.plots.style import PALETTE, metric_label, new_axes
-from reliability_lab.sessions.metrics import FLAG_RISK
 from reliability_lab.sessions.scoring import SessionScores
-from reliability_lab.sessions.signals import MetricResult
 
 __all__ = ["plot_session_risk"]
 

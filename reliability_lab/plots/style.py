@@ -13,7 +13,7 @@ from cycler import cycler
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from reliability_lab.report.registry import METRIC_REGISTRY
+from reliability_lab.metrics.registry import METRIC_REGISTRY
 
 __all__ = [
     "PALETTE",

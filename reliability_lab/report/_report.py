@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import warnings
-import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,16 +11,23 @@ import numpy as np
 import pandas as pd
 
 from reliability_lab.errors import RunTableError, UndefinedMetricWarning
-from reliability_lab.report._taskstats import TaskStats
-from reliability_lab.report._within import RunResampler
-from reliability_lab.report.profiles import MetricProfile, get_profile
-from reliability_lab.report.registry import (
+from reliability_lab.metrics.profiles import MetricProfile, get_profile
+from reliability_lab.metrics.registry import (
     METRIC_REGISTRY,
     METRICS,
     REPORT_METRICS,
     explain_undefined,
     terms_used,
 )
+from reliability_lab.report._bootstrap import (
+    agent_rng,
+    bootstrap_replicates,
+    percentile_interval,
+    point_estimates,
+    undefined_share,
+)
+from reliability_lab.report._taskstats import TaskStats
+from reliability_lab.report._within import RunResampler
 from reliability_lab.report.robustness import robustness_table
 from reliability_lab.runs import BASELINE, is_infrastructure_error, validate_run_table
 
@@ -53,39 +59,11 @@ def _check_options(n_boot: Any, confidence_level: Any, bootstrap: Any) -> None:
         )
 
 
-def agent_rng(seed: int, agent: str) -> np.random.Generator:
-    """A generator per agent that does not depend on which other agents are in the table."""
-    return np.random.default_rng([seed, zlib.crc32(agent.encode("utf-8"))])
-
-
 @dataclass(frozen=True)
 class _Interval:
     lo: float
     hi: float
     undefined_share: float
-
-
-def bootstrap_replicates(
-    stats: TaskStats,
-    n_boot: int,
-    rng: np.random.Generator,
-    resampler: RunResampler | None = None,
-) -> dict[str, np.ndarray]:
-    """``n_boot`` replicates of every metric: tasks drawn with replacement (runs stay
-    together), and with a ``resampler`` the runs of each drawn task too (two-level)."""
-    t = stats.n_tasks
-    draws: dict[str, list[np.ndarray]] = {}
-    step = max(1, 2_000_000 // max(t, 1))
-    for start in range(0, n_boot, step):
-        size = min(step, n_boot - start)
-        counts = rng.multinomial(t, np.full(t, 1.0 / t), size=size)
-        if resampler is None:
-            values = stats.evaluate(counts.astype(float))
-        else:
-            values = resampler.evaluate(counts, rng)
-        for name, value in values.items():
-            draws.setdefault(name, []).append(value)
-    return {name: np.concatenate(chunks) for name, chunks in draws.items()}
 
 
 def _bootstrap(
@@ -108,15 +86,13 @@ def _bootstrap(
     draws = bootstrap_replicates(stats, n_boot, rng, resampler)
     intervals = {}
     for name, values in draws.items():
-        defined = values[~np.isnan(values)]
-        share = 1.0 - defined.size / values.size
-        if defined.size == 0 or math.isnan(point[name]):
+        share = undefined_share(values)
+        if share == 1.0 or math.isnan(point[name]):
             intervals[name] = _Interval(math.nan, math.nan, share)
             continue
         if resampler is not None:
-            defined = defined - (np.median(defined) - point[name])
-        lo, hi = np.quantile(defined, [alpha / 2, 1 - alpha / 2])
-        intervals[name] = _Interval(float(lo), float(hi), share)
+            values = values - (np.nanmedian(values) - point[name])
+        intervals[name] = _Interval(*percentile_interval(values, alpha), share)
     return intervals
 
 
@@ -155,7 +131,7 @@ def _agent_row(
             f"{reason}; all metrics are NaN"
         ]
     stats = TaskStats.build(ok, profile)
-    point = {name: float(v[0]) for name, v in stats.evaluate(np.ones((1, stats.n_tasks))).items()}
+    point = point_estimates(stats)
     row.update(point)
     for name in _TERMS_RECORDED:
         row[f"{name}_terms"] = "+".join(terms_used(name, row))

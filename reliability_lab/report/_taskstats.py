@@ -36,19 +36,19 @@ from reliability_lab.metrics.predictability import (
     harmonic_table,
     rc_score_from_counts,
 )
+from reliability_lab.metrics.profiles import MetricProfile
+from reliability_lab.metrics.registry import METRIC_REGISTRY
 from reliability_lab.metrics.robustness import robustness_from_accuracy
 from reliability_lab.metrics.safety import run_harm_weights, safety_from_counts
+from reliability_lab.metrics.session import SESSION_METRICS
 from reliability_lab.metrics.trajectory import TrajectoryPairs, trajectory_pairs
 from reliability_lab.report._levels import Levels
-from reliability_lab.report.profiles import MetricProfile
-from reliability_lab.report.registry import METRIC_REGISTRY
 from reliability_lab.runs import (
     BASELINE,
     PERTURBATION_CONDITIONS,
     RESOURCE_COLUMNS,
     safety_assessed,
 )
-from reliability_lab.sessions.metrics import SESSION_METRICS
 
 __all__ = ["PER_TASK_METRICS", "BaselineRuns", "Pooled", "TaskStats"]
 

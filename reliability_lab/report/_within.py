@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 
 from reliability_lab.metrics._arrays import Groups
+from reliability_lab.metrics.profiles import MetricProfile
 from reliability_lab.metrics.trajectory import pair_means
 from reliability_lab.report._taskstats import Pooled, TaskStats
-from reliability_lab.report.profiles import MetricProfile
 
 __all__ = ["RunResampler"]
 

@@ -18,7 +18,12 @@ import numpy as np
 import pandas as pd
 
 from reliability_lab.metrics.robustness import robustness_from_accuracy
-from reliability_lab.runs import BASELINE, is_infrastructure_error, validate_run_table
+from reliability_lab.runs import (
+    BASELINE,
+    fault_rate_of,
+    is_infrastructure_error,
+    validate_run_table,
+)
 
 __all__ = [
     "fault_rate_of",
@@ -29,7 +34,6 @@ __all__ = [
 ]
 
 _SEPARATOR = "/"
-_RATE_PREFIX = "p="
 #: Natural order of the named intensities (structural presets, paraphrase strengths).
 _NAMED_ORDER = ("mild", "medium", "strong", "severe", "naturalistic")
 
@@ -46,20 +50,6 @@ def variant_intensities(runs: pd.DataFrame) -> pd.Series:
         return derived
     given = runs["intensity"]
     return given.where(given.notna(), derived).astype(str)
-
-
-def fault_rate_of(intensity: str) -> float:
-    """The fault rate of a ``p=<rate>`` intensity, NaN for any other.
-
-    >>> fault_rate_of("p=0.4"), fault_rate_of("medium")
-    (0.4, nan)
-    """
-    if not intensity.startswith(_RATE_PREFIX):
-        return float("nan")
-    try:
-        return float(intensity.removeprefix(_RATE_PREFIX))
-    except ValueError:
-        return float("nan")
 
 
 def intensity_sort_key(intensity: str) -> tuple[float, int, str]:

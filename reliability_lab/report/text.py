@@ -7,13 +7,13 @@ from typing import Any
 
 import pandas as pd
 
-from reliability_lab.report._report import UNDEFINED_SHARE_WARN
-from reliability_lab.report.registry import (
+from reliability_lab.metrics.registry import (
     DIMENSIONS,
     METRIC_REGISTRY,
     METRICS,
     undefined_reason,
 )
+from reliability_lab.report._report import UNDEFINED_SHARE_WARN
 
 __all__ = ["format_report", "metric_note", "value_with_ci"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from reliability_lab.runs import SEVERITY_WEIGHTS
+from reliability_lab.runs import DEFAULT_CONSTRAINT_NAMES, SEVERITY_WEIGHTS
 
 __all__ = [
     "AUTHENTICATION_BYPASS",
@@ -227,12 +227,23 @@ COMMITMENT_OVERREACH = Constraint(
     ),
 )
 
-#: The constraints every environment has unless it declares its own set (docs/safety.md).
-DEFAULT_CONSTRAINTS: tuple[Constraint, ...] = (
-    PII_EXPOSURE,
-    DESTRUCTIVE_OPERATION,
-    RATE_LIMIT,
-    DATA_MINIMISATION,
+_BUILT_IN = {
+    c.name: c
+    for c in (
+        PII_EXPOSURE,
+        DESTRUCTIVE_OPERATION,
+        RATE_LIMIT,
+        DATA_MINIMISATION,
+        AUTHENTICATION_BYPASS,
+        POLICY_CIRCUMVENTION,
+        FINANCIAL_ACCURACY,
+        COMMITMENT_OVERREACH,
+    )
+}
+#: The constraints every environment has unless it declares its own set (docs/safety.md):
+#: those named by :data:`reliability_lab.runs.DEFAULT_CONSTRAINT_NAMES`, in that order.
+DEFAULT_CONSTRAINTS: tuple[Constraint, ...] = tuple(
+    _BUILT_IN[name] for name in DEFAULT_CONSTRAINT_NAMES
 )
 
 

@@ -11,7 +11,7 @@ dropped or defaulted. Each quoted evidence is checked against the run data and m
 (docs/safety.md, "The LLM judge").
 
 Calls go through the same machinery as PandaProbe's judges
-(:class:`~reliability_lab.sessions.judges._base.Stages`).
+(:class:`~reliability_lab.llm.judging.Stages`).
 """
 
 from __future__ import annotations
@@ -26,15 +26,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
-from reliability_lab.runs import INFRASTRUCTURE_PREFIX
+from reliability_lab.llm.judging import DEFAULT_JUDGE_MODEL, JudgeLLM, LLMWrapper, Stages
+from reliability_lab.runs import is_infrastructure
 from reliability_lab.safety._constraints import SEVERITIES, Constraint
 from reliability_lab.safety._datablock import BLOCK_TAG, SAFETY_SCHEMA_NAME, encode_data_block
 from reliability_lab.safety._findings import Finding, findings_to_dicts, merge_findings
 from reliability_lab.safety._view import json_leaves
-from reliability_lab.sessions.judges._base import DEFAULT_JUDGE_MODEL, JudgeLLM, Stages
 
 if TYPE_CHECKING:
-    from reliability_lab.envs._base import Environment
+    from reliability_lab.safety._view import EnvironmentView
 
 __all__ = [
     "SYSTEM_PROMPT",
@@ -210,28 +210,18 @@ class SafetyRecord(BaseModel):
         return math.nan if value is None else value
 
 
-class _MeteredLLM:
+class _MeteredLLM(LLMWrapper):
     """Counts the calls, cost and tokens of the requests made through it."""
 
     def __init__(self, llm: JudgeLLM) -> None:
-        self.llm = llm
+        super().__init__(llm)
         self.calls = 0
         self.cost = 0.0
         self.prompt_tokens = 0
         self.completion_tokens = 0
 
-    async def acompletion(
-        self,
-        *,
-        model: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None = None,
-        cache_key_extra: str = "",
-        **params: Any,
-    ) -> Any:
-        completion = await self.llm.acompletion(
-            model=model, messages=messages, tools=tools, cache_key_extra=cache_key_extra, **params
-        )
+    async def call(self, request: dict[str, Any]) -> Any:
+        completion = await self.llm.acompletion(**request)
         self.calls += 1
         self.cost += float(getattr(completion, "cost_usd", math.nan))
         self.prompt_tokens += int(getattr(completion, "prompt_tokens", 0))
@@ -288,7 +278,7 @@ class SafetyJudge:
             self._llm = LLMClient()
         return self._llm
 
-    async def judge(self, record: Mapping[str, Any], env: Environment) -> JudgeOutcome:
+    async def judge(self, record: Mapping[str, Any], env: EnvironmentView) -> JudgeOutcome:
         """The judge's findings on one run of ``env``; failures are recorded, never raised."""
         meter = _MeteredLLM(self._client())
         names = tuple(c.name for c in env.constraints)
@@ -336,7 +326,7 @@ class SafetyJudge:
         )
 
     async def assess(
-        self, record: Mapping[str, Any], env: Environment
+        self, record: Mapping[str, Any], env: EnvironmentView
     ) -> tuple[list[dict[str, Any]], SafetyRecord]:
         """The run's merged ``violations`` and its :class:`SafetyRecord`.
 
@@ -346,7 +336,7 @@ class SafetyJudge:
         """
         rule = [Finding.from_dict(v) for v in record.get("violations") or ()]
         run_error = record.get("error")
-        if isinstance(run_error, str) and run_error.startswith(INFRASTRUCTURE_PREFIX):
+        if is_infrastructure(run_error):
             skipped = SafetyRecord(
                 judge_model=self.model,
                 n_rule=len(rule),

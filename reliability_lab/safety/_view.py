@@ -18,19 +18,55 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+from reliability_lab._messages import message_text
 
 if TYPE_CHECKING:
-    from reliability_lab.envs._base import Environment, Task
+    from reliability_lab.safety._constraints import Constraint
 
 __all__ = [
     "AgentCall",
+    "EnvironmentView",
     "RunView",
+    "TaskView",
     "ToolCall",
     "agent_calls_from_tool_calls",
     "agent_calls_from_trajectory",
     "json_leaves",
 ]
+
+
+class TaskView(Protocol):
+    """What safety reads of a task (:class:`reliability_lab.envs.Task` is one)."""
+
+    @property
+    def task_id(self) -> str: ...
+    @property
+    def instruction(self) -> str: ...
+    @property
+    def user_id(self) -> str | None: ...
+    @property
+    def oracle(self) -> Any: ...
+
+
+class EnvironmentView(Protocol):
+    """What safety reads of an environment (:class:`reliability_lab.envs.Environment` is one).
+
+    Safety sees environments only through this contract, so it imports no environment code.
+    """
+
+    @property
+    def system_prompt(self) -> str: ...
+    @property
+    def constraints(self) -> Sequence[Constraint]: ...
+    def changed_records(self, before: Any, after: Any) -> set[tuple[str, str]]:
+        """Keys ``(table, id)`` of the records that differ between two states."""
+        ...
+
+    def record(self, state: Any, key: tuple[str, str]) -> Any:
+        """The record ``key = (table, id)`` of ``state``, or None."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -106,15 +142,6 @@ def json_leaves(value: Any) -> Iterator[Any]:
         yield value
 
 
-def _content_text(message: Mapping[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
-    return ""
-
-
 def agent_calls_from_trajectory(messages: Sequence[Mapping[str, Any]]) -> tuple[AgentCall, ...]:
     """The tool calls of an OpenAI-format conversation, with their turn and result text.
 
@@ -124,7 +151,7 @@ def agent_calls_from_trajectory(messages: Sequence[Mapping[str, Any]]) -> tuple[
     >>> agent_calls_from_trajectory(msgs)
     (AgentCall(turn=0, name='f', arguments='{}', result='ok'),)
     """
-    results = {m.get("tool_call_id"): _content_text(m) for m in messages if m.get("role") == "tool"}
+    results = {m.get("tool_call_id"): message_text(m) for m in messages if m.get("role") == "tool"}
     calls: list[AgentCall] = []
     turn = -1
     for message in messages:
@@ -158,9 +185,9 @@ class RunView:
 
     Attributes
     ----------
-    env : Environment
-        The environment (tools, ``changed_records``).
-    task : Task
+    env : EnvironmentView
+        The environment (its constraints, ``changed_records``).
+    task : TaskView
         The task, with its instruction, customer and oracle.
     initial, final : Any
         State before and after the run.
@@ -176,8 +203,8 @@ class RunView:
         The oracle's answer (None without an oracle).
     """
 
-    env: Environment
-    task: Task
+    env: EnvironmentView
+    task: TaskView
     initial: Any
     final: Any
     answer: str | None

@@ -4,10 +4,12 @@ The data flow, one module each:
 
 - :mod:`.tracing` — the :class:`Trace`/:class:`Span` model, PandaProbe JSON import and
   :func:`traces_from_trajectory` (a run's conversation → one trace per agent step);
-- :mod:`.signals` — the embedding signals ``coherence`` and ``loop_detection``;
+- :mod:`reliability_lab.metrics.signals` — the embedding signals ``coherence`` and
+  ``loop_detection`` (pure; they live beside the other metric kernels);
 - :mod:`.embeddings` — the embedders they use (offline hashing, litellm, local model);
 - :mod:`.judges` — the seven staged LLM-judge metrics;
-- :mod:`.metrics` — the session metrics ``agent_reliability`` and ``agent_consistency`` (pure);
+- :mod:`reliability_lab.metrics.session` — the session metrics ``agent_reliability`` and
+  ``agent_consistency`` (pure);
 - :mod:`.evaluate` — one session's four signals per trace, then both session metrics;
 - :mod:`.scoring` — :class:`SessionScorer`, the one per-run scorer the experiment runner and
   :func:`session_metrics_for_results` share.
@@ -22,12 +24,7 @@ from typing import TYPE_CHECKING
 from reliability_lab._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from reliability_lab.sessions.evaluate import (
-        SessionEvaluation,
-        aevaluate_session,
-        evaluate_session,
-    )
-    from reliability_lab.sessions.metrics import (
+    from reliability_lab.metrics.session import (
         DEFAULT_SIGNAL_WEIGHTS,
         SESSION_METRICS,
         SIGNAL_NAMES,
@@ -37,6 +34,12 @@ if TYPE_CHECKING:
         agent_reliability,
         validate_signal_weights,
     )
+    from reliability_lab.metrics.signals import MetricResult, coherence, loop_detection
+    from reliability_lab.sessions.evaluate import (
+        SessionEvaluation,
+        aevaluate_session,
+        evaluate_session,
+    )
     from reliability_lab.sessions.scoring import (
         SessionScorer,
         SessionScores,
@@ -44,7 +47,6 @@ if TYPE_CHECKING:
         session_metrics_for_results,
         trace_records,
     )
-    from reliability_lab.sessions.signals import MetricResult, coherence, loop_detection
     from reliability_lab.sessions.tracing import (
         Span,
         Trace,
@@ -66,7 +68,7 @@ _WHERE = {
             "agent_reliability",
             "validate_signal_weights",
         ),
-        "metrics",
+        "reliability_lab.metrics.session",
     ),
     **dict.fromkeys(
         (
@@ -78,13 +80,16 @@ _WHERE = {
         ),
         "scoring",
     ),
-    **dict.fromkeys(("MetricResult", "coherence", "loop_detection"), "signals"),
+    **dict.fromkeys(
+        ("MetricResult", "coherence", "loop_detection"), "reliability_lab.metrics.signals"
+    ),
     **dict.fromkeys(
         ("Span", "Trace", "load_traces", "traces_from_json", "traces_from_trajectory"), "tracing"
     ),
 }
 __getattr__, __dir__ = lazy_exports(
-    __name__, {name: f"{__name__}.{module}" for name, module in _WHERE.items()}
+    __name__,
+    {name: module if "." in module else f"{__name__}.{module}" for name, module in _WHERE.items()},
 )
 
 __all__ = [

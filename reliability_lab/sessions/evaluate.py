@@ -8,10 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from reliability_lab._sync import run_sync
-from reliability_lab.sessions import judges
-from reliability_lab.sessions.embeddings import Embedder, default_embedder
-from reliability_lab.sessions.judges import DEFAULT_JUDGE_MODEL, CachingLLM, JudgeError, JudgeLLM
-from reliability_lab.sessions.metrics import (
+from reliability_lab.metrics.session import (
     SIGNAL_NAMES,
     SessionMetricError,
     SignalFailure,
@@ -19,7 +16,10 @@ from reliability_lab.sessions.metrics import (
     agent_reliability,
     validate_signal_weights,
 )
-from reliability_lab.sessions.signals import MetricResult, coherence, loop_detection, text_of
+from reliability_lab.metrics.signals import MetricResult, coherence, loop_detection, text_of
+from reliability_lab.sessions import judges
+from reliability_lab.sessions.embeddings import Embedder, default_embedder
+from reliability_lab.sessions.judges import DEFAULT_JUDGE_MODEL, CachingLLM, JudgeError, JudgeLLM
 from reliability_lab.sessions.tracing import Trace
 
 if TYPE_CHECKING:

@@ -24,9 +24,9 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from reliability_lab._sync import run_sync
-from reliability_lab.runs import INFRASTRUCTURE_PREFIX, KEY_COLUMNS, session_id
-from reliability_lab.sessions.judges._base import DEFAULT_JUDGE_MODEL
-from reliability_lab.sessions.metrics import SESSION_METRICS, validate_signal_weights
+from reliability_lab.llm.judging import DEFAULT_JUDGE_MODEL
+from reliability_lab.metrics.session import SESSION_METRICS, validate_signal_weights
+from reliability_lab.runs import KEY_COLUMNS, is_infrastructure, session_id
 from reliability_lab.sessions.tracing import Trace, traces_from_trajectory
 
 if TYPE_CHECKING:
@@ -231,7 +231,7 @@ class SessionScorer:
             The run's traces when already built (``traces(record)`` otherwise).
         """
         run_error = record.get("error")
-        if isinstance(run_error, str) and run_error.startswith(INFRASTRUCTURE_PREFIX):
+        if is_infrastructure(run_error):
             return self.not_scored(f"not evaluated: run failed ({run_error})")
         if traces is None:
             try:

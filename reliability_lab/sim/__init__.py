@@ -1,11 +1,17 @@
-"""The simulated model: an offline stand-in for an LLM agent, reached as ``sim/<profile>``.
+"""The simulated model: an offline stand-in for an LLM agent, reached as ``sim/<persona>``.
 
 It is a simulation. It solves the tasks of registered environments by following each task's
 oracle plan, reading tool results from the conversation it receives, with profile-controlled
 slips, detours, malformed calls, error recovery and confidence reports; see
-``docs/simulated_model.md``. :mod:`reliability_lab.llm` registers it as a litellm custom
-provider so it goes through the same call path as a real model. This package never imports
-litellm.
+``docs/simulated_model.md``. It is plugged into the model boundary as the litellm custom
+provider ``sim`` (:mod:`reliability_lab._providers`; :mod:`._provider` is the handler) so it goes
+through the same call path as a real model. Only that handler imports litellm, and only once
+the boundary has loaded it.
+
+Each simulated model is a :class:`SimPersona` (:data:`PERSONAS`, :func:`register_persona`);
+"profile" names only the metric conventions (:mod:`reliability_lab.metrics.profiles`). The 0.1
+names ``SimProfile``, ``PROFILES``, ``get_profile`` and ``register_profile`` still import from
+here with a DeprecationWarning until the next release.
 """
 
 from __future__ import annotations
@@ -14,20 +20,31 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from reliability_lab._moved import deprecated_exports
 from reliability_lab.sim._judge import structured_reply
 from reliability_lab.sim._policy import SimReply, sim_respond
-from reliability_lab.sim._profiles import PROFILES, SimProfile, get_profile, register_profile
+from reliability_lab.sim._profiles import PERSONAS, SimPersona, get_persona, register_persona
 
 __all__ = [
-    "PROFILES",
-    "SimProfile",
+    "PERSONAS",
+    "SimPersona",
     "SimReply",
-    "get_profile",
-    "register_profile",
+    "get_persona",
+    "register_persona",
     "simulate",
 ]
 
-register_profile(SimProfile("judge", "Default model for offline LLM judges (structured output)."))
+__getattr__, _ = deprecated_exports(
+    __name__,
+    {
+        "PROFILES": "reliability_lab.sim._profiles:PERSONAS",
+        "SimProfile": "reliability_lab.sim._profiles:SimPersona",
+        "get_profile": "reliability_lab.sim._profiles:get_persona",
+        "register_profile": "reliability_lab.sim._profiles:register_persona",
+    },
+)
+
+register_persona(SimPersona("judge", "Default model for offline LLM judges (structured output)."))
 
 
 def _tokens(text: str) -> int:
@@ -64,7 +81,7 @@ def simulate(
     SimReply
         Assistant message and token counts (≈ 4 characters per token, simulated).
     """
-    spec = get_profile(profile)
+    spec = get_persona(profile)
     if response_format is not None and response_format.get("type") in (
         "json_schema",
         "json_object",

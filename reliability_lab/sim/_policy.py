@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reliability_lab.envs._base import render_template
-from reliability_lab.sim._profiles import SimProfile
+from reliability_lab.sim._profiles import SimPersona
 from reliability_lab.sim._replay import Progress, TaskMatch, identify_task, replay, tool_arguments
 from reliability_lab.sim._rng import rng_for
 from reliability_lab.sim._unsafe import (
@@ -43,7 +43,7 @@ class SimReply:
     completion_tokens: int
 
 
-def _run_factor(profile: SimProfile, seed: int | None, task_id: str) -> float:
+def _run_factor(profile: SimPersona, seed: int | None, task_id: str) -> float:
     if profile.run_variability == 0:
         return 1.0
     sigma = profile.run_variability
@@ -51,7 +51,7 @@ def _run_factor(profile: SimProfile, seed: int | None, task_id: str) -> float:
     return math.exp(sigma * z - sigma**2 / 2)
 
 
-def _slip_prob(profile: SimProfile, match: TaskMatch, seed: int | None) -> float:
+def _slip_prob(profile: SimPersona, match: TaskMatch, seed: int | None) -> float:
     base = profile.slip_rate * _DIFFICULTY_FACTOR.get(match.task.difficulty, 1.0)
     base *= _run_factor(profile, seed, match.task.task_id)
     return min(1.0, base + profile.perturbation_sensitivity * (1.0 - match.similarity))
@@ -171,7 +171,7 @@ def _order_ids(value: Any, *, status: str | None = None) -> set[str]:
 
 
 def _overreach(
-    profile: SimProfile,
+    profile: SimPersona,
     match: TaskMatch,
     progress: Progress,
     messages: Sequence[Mapping[str, Any]],
@@ -209,7 +209,7 @@ def _overreach(
 
 
 def _shown(
-    profile: SimProfile,
+    profile: SimPersona,
     match: TaskMatch,
     tool: str,
     args: dict[str, Any],
@@ -229,7 +229,7 @@ def _shown(
 
 
 def next_turn(
-    profile: SimProfile, match: TaskMatch, messages: Sequence[Mapping[str, Any]], seed: int | None
+    profile: SimPersona, match: TaskMatch, messages: Sequence[Mapping[str, Any]], seed: int | None
 ) -> dict[str, Any]:
     """The next assistant message of the agent conversation."""
     oracle = match.task.oracle
@@ -285,7 +285,7 @@ def next_turn(
     return call(step.tool, args)
 
 
-def _posterior(profile: SimProfile, match: TaskMatch, seed: int | None) -> float:
+def _posterior(profile: SimPersona, match: TaskMatch, seed: int | None) -> float:
     oracle = match.task.oracle
     assert oracle is not None
     q = _slip_prob(profile, match, seed)
@@ -298,7 +298,7 @@ def _posterior(profile: SimProfile, match: TaskMatch, seed: int | None) -> float
 
 
 def confidence_value(
-    profile: SimProfile,
+    profile: SimPersona,
     match: TaskMatch | None,
     messages: Sequence[Mapping[str, Any]],
     seed: int | None,
@@ -328,7 +328,7 @@ _FORMATS = (
 )
 
 
-def confidence_text(profile: SimProfile, value: float, seed: int | None) -> str:
+def confidence_text(profile: SimPersona, value: float, seed: int | None) -> str:
     """Format ``value`` in one of several styles (or, rarely, not at all)."""
     rng = rng_for(profile.name, seed, "confidence-format")
     if rng.random() < profile.confidence_unparseable_rate:
@@ -337,7 +337,7 @@ def confidence_text(profile: SimProfile, value: float, seed: int | None) -> str:
 
 
 def sim_respond(
-    profile: SimProfile,
+    profile: SimPersona,
     messages: Sequence[Mapping[str, Any]],
     tools: Sequence[Mapping[str, Any]] | None,
     seed: int | None,

@@ -1,4 +1,4 @@
-"""Named behaviour profiles of the simulated model (``sim/<profile>``).
+"""Named behaviour personas of the simulated model (``sim/<persona>``).
 
 Every probability below is applied by :mod:`reliability_lab.sim._policy`;
 ``docs/simulated_model.md`` explains how they combine into each profile's expected reliability.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["PROFILES", "SAFETY_RATES", "SimProfile", "get_profile", "register_profile"]
+__all__ = ["PERSONAS", "SAFETY_RATES", "SimPersona", "get_persona", "register_persona"]
 
 ConfidenceMode = Literal["calibrated", "overconfident", "noisy"]
 #: Profile fields that set a known rate of a safety violation (docs/simulated_model.md).
@@ -24,7 +24,7 @@ SAFETY_RATES = (
 
 
 @dataclass(frozen=True)
-class SimProfile:
+class SimPersona:
     """Parameters of one simulated agent model. All rates are probabilities in [0, 1].
 
     Attributes
@@ -133,7 +133,7 @@ class SimProfile:
             value = getattr(self, field)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(
-                    f"SimProfile {self.name!r}: {field} must be in [0, 1], got {value}"
+                    f"SimPersona {self.name!r}: {field} must be in [0, 1], got {value}"
                 )
         for field in (
             "run_variability",
@@ -143,34 +143,34 @@ class SimProfile:
             "output_cost_per_token",
         ):
             if getattr(self, field) < 0:
-                raise ValueError(f"SimProfile {self.name!r}: {field} must be >= 0")
+                raise ValueError(f"SimPersona {self.name!r}: {field} must be >= 0")
         if self.confidence_mode not in ("calibrated", "overconfident", "noisy"):
             raise ValueError(
-                f"SimProfile {self.name!r}: confidence_mode must be calibrated, overconfident or "
+                f"SimPersona {self.name!r}: confidence_mode must be calibrated, overconfident or "
                 f"noisy, got {self.confidence_mode!r}"
             )
 
 
-PROFILES: dict[str, SimProfile] = {}
+PERSONAS: dict[str, SimPersona] = {}
 
 
-def register_profile(profile: SimProfile, *, overwrite: bool = False) -> None:
+def register_persona(profile: SimPersona, *, overwrite: bool = False) -> None:
     """Make ``sim/<profile.name>`` available."""
-    if profile.name in PROFILES and not overwrite:
+    if profile.name in PERSONAS and not overwrite:
         raise ValueError(f"sim profile {profile.name!r} already exists (pass overwrite=True)")
-    PROFILES[profile.name] = profile
+    PERSONAS[profile.name] = profile
 
 
-def get_profile(name: str) -> SimProfile:
+def get_persona(name: str) -> SimPersona:
     """The profile called ``name``; ``KeyError`` listing valid names otherwise."""
     try:
-        return PROFILES[name]
+        return PERSONAS[name]
     except KeyError:
-        raise KeyError(f"unknown sim profile {name!r}; valid: {', '.join(PROFILES)}") from None
+        raise KeyError(f"unknown sim profile {name!r}; valid: {', '.join(PERSONAS)}") from None
 
 
 for _p in (
-    SimProfile(
+    SimPersona(
         "calibrated",
         "Competent and well calibrated: rare slips it mostly notices.",
         slip_rate=0.06,
@@ -181,7 +181,7 @@ for _p in (
         confidence_mode="calibrated",
         confidence_noise=0.04,
     ),
-    SimProfile(
+    SimPersona(
         "inconsistent",
         "Accurate-ish but varies its trajectory and outcome run to run; sometimes reads "
         "another customer's profile or repeats a lookup in a burst.",
@@ -203,7 +203,7 @@ for _p in (
         input_cost_per_token=0.5e-6,
         output_cost_per_token=1.5e-6,
     ),
-    SimProfile(
+    SimPersona(
         "overconfident",
         "Sloppier and unsafe: sometimes cancels orders nobody asked about, leaks another "
         "customer's contact details, skips identification and makes promises; reports "
@@ -223,7 +223,7 @@ for _p in (
         input_cost_per_token=0.1e-6,
         output_cost_per_token=0.4e-6,
     ),
-    SimProfile(
+    SimPersona(
         "brittle",
         "Fine at baseline; rarely recovers from tool errors, is very sensitive to "
         "instruction changes, and tries forbidden requests before transferring them.",
@@ -240,7 +240,7 @@ for _p in (
         input_cost_per_token=2.5e-6,
         output_cost_per_token=10e-6,
     ),
-    SimProfile(
+    SimPersona(
         "perfect",
         "Never errs and is always fully confident (for tests and oracles).",
         slip_rate=0.0,
@@ -255,4 +255,4 @@ for _p in (
         confidence_noise=0.0,
     ),
 ):
-    register_profile(_p)
+    register_persona(_p)

@@ -18,6 +18,7 @@ from typing import Any
 
 import Levenshtein
 
+from reliability_lab._messages import message_text
 from reliability_lab.envs import Environment, Task, ToolError, get_environment, list_environments
 from reliability_lab.envs._base import render_template
 from reliability_lab.perturbations import (
@@ -61,15 +62,6 @@ class Progress:
     last_error: str | None = None
     confused: bool = False
     observed: list[Any] = field(default_factory=list)
-
-
-def _text(message: Mapping[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
-    return ""
 
 
 def _tokens(text: str) -> list[str]:
@@ -140,7 +132,7 @@ def identify_task(
     if first is None:
         return None
     names = frozenset(t["function"]["name"] for t in tools or () if "function" in t)
-    hit = _match(names, _text(first))
+    hit = _match(names, message_text(first))
     if hit is None:
         return None
     env = get_environment(hit[0])
@@ -179,7 +171,7 @@ def tool_calls(
     With ``match``, arguments are given in the environment's own terms (a structural
     perturbation's renames undone).
     """
-    results = {m.get("tool_call_id"): _text(m) for m in messages if m.get("role") == "tool"}
+    results = {m.get("tool_call_id"): message_text(m) for m in messages if m.get("role") == "tool"}
     calls = []
     for m in messages:
         if m.get("role") != "assistant":

@@ -27,7 +27,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reliability_lab.sim._profiles import SimProfile
+from reliability_lab.sim._profiles import SimPersona
 from reliability_lab.sim._replay import Progress, TaskMatch, tool_calls
 from reliability_lab.sim._rng import rng_for
 
@@ -50,7 +50,7 @@ _VAR = re.compile(r"\{(\w+)\}")
 _SNOOP_TOOL = "get_user"
 
 
-def _drawn(profile: SimProfile, seed: int | None, match: TaskMatch, field: str) -> bool:
+def _drawn(profile: SimPersona, seed: int | None, match: TaskMatch, field: str) -> bool:
     rate = float(getattr(profile, field))
     if rate == 0:
         return False
@@ -67,7 +67,7 @@ def _template_vars(value: Any) -> set[str]:
     return set()
 
 
-def skipped_steps(profile: SimProfile, match: TaskMatch, seed: int | None) -> int:
+def skipped_steps(profile: SimPersona, match: TaskMatch, seed: int | None) -> int:
     """1 when this run skips the plan's first step (``auth_skip_rate``), else 0.
 
     Only a first step that reads (never writes) and whose bound values no later step, answer
@@ -86,7 +86,7 @@ def skipped_steps(profile: SimProfile, match: TaskMatch, seed: int | None) -> in
     return int(_drawn(profile, seed, match, "auth_skip_rate"))
 
 
-def _snoop_target(profile: SimProfile, seed: int | None, match: TaskMatch, uid: str) -> str:
+def _snoop_target(profile: SimPersona, seed: int | None, match: TaskMatch, uid: str) -> str:
     m = _ID.fullmatch(uid)
     if m is None:
         return uid
@@ -112,7 +112,7 @@ def _last_read(match: TaskMatch, messages: Sequence[Mapping[str, Any]]) -> tuple
 
 
 def extra_call(
-    profile: SimProfile,
+    profile: SimPersona,
     match: TaskMatch,
     progress: Progress,
     messages: Sequence[Mapping[str, Any]],
@@ -166,7 +166,7 @@ def _fill(
 
 
 def circumvention_call(
-    profile: SimProfile,
+    profile: SimPersona,
     match: TaskMatch,
     progress: Progress,
     messages: Sequence[Mapping[str, Any]],
@@ -230,7 +230,7 @@ def own_unsafe_error(
 
 
 def answer_suffix(
-    profile: SimProfile,
+    profile: SimPersona,
     match: TaskMatch,
     progress: Progress,
     messages: Sequence[Mapping[str, Any]],

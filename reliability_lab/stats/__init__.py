@@ -1,46 +1,25 @@
-"""Statistics on top of the report: paired agent comparison, run planning, simulation.
+"""Deprecated: ``reliability_lab.stats`` was folded into :mod:`reliability_lab.report`.
 
-- :func:`compare_agents` — two agents on their common tasks: differences with paired
-  bootstrap intervals, paired tests and Holm-adjusted p-values (docs/statistics.md);
-- :func:`plan_runs` — from a pilot, the tasks and runs per task a target interval
-  half-width needs, with the reasoning;
-- :mod:`.simulate` — run tables from agents with known parameters
-  (:class:`SimulatedAgent`, :class:`Simulation`, :func:`simulate_runs`);
-- :class:`AdaptiveAllocator` — which tasks get the next runs of an adaptive experiment.
-
-Built on :mod:`reliability_lab.report`; nothing in ``report`` imports this package.
+Paired comparison, run planning and adaptive allocation are :mod:`reliability_lab.report`
+(``compare_agents``, ``plan_runs``, ``AdaptiveAllocator``); simulated run tables are
+:mod:`reliability_lab.simulate`. The old names import from here with a DeprecationWarning
+until the next release (docs/architecture.md).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from reliability_lab._lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from reliability_lab.stats.adaptive import AdaptiveAllocator, AdaptiveStep
-    from reliability_lab.stats.compare import compare_agents
-    from reliability_lab.stats.planning import RunPlan, plan_runs
-    from reliability_lab.stats.simulate import SimulatedAgent, Simulation, simulate_runs
+from reliability_lab._moved import deprecated_exports
 
 _WHERE = {
-    "adaptive": ("AdaptiveAllocator", "AdaptiveStep"),
-    "compare": ("compare_agents",),
-    "planning": ("RunPlan", "plan_runs"),
-    "simulate": ("SimulatedAgent", "Simulation", "simulate_runs"),
+    "AdaptiveAllocator": "reliability_lab.report.allocation",
+    "AdaptiveStep": "reliability_lab.report.allocation",
+    "compare_agents": "reliability_lab.report.compare",
+    "RunPlan": "reliability_lab.report.planning",
+    "plan_runs": "reliability_lab.report.planning",
+    "SimulatedAgent": "reliability_lab.simulate",
+    "Simulation": "reliability_lab.simulate",
+    "simulate_runs": "reliability_lab.simulate",
 }
-__getattr__, __dir__ = lazy_exports(
-    __name__,
-    {name: f"{__name__}.{module}" for module, names in _WHERE.items() for name in names},
-)
+__getattr__, __dir__ = deprecated_exports(__name__, _WHERE)
 
-__all__ = [
-    "AdaptiveAllocator",
-    "AdaptiveStep",
-    "RunPlan",
-    "SimulatedAgent",
-    "Simulation",
-    "compare_agents",
-    "plan_runs",
-    "simulate_runs",
-]
+__all__: list[str] = []  # nothing new is exported from a deprecated package

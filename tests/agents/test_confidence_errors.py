@@ -12,8 +12,8 @@ import pytest
 
 from reliability_lab.agents import CONFIDENCE_QUESTION, RunSpec, execute_run
 from reliability_lab.cli import main
-from reliability_lab.experiment import load_results
 from reliability_lab.llm import LLMCallError
+from reliability_lab.results import load_results
 from tests.experiment.helpers import config_writer, result_lines
 from tests.fake_openai_server import FakeOpenAIServer
 from tests.safety.helpers import DirectSim

@@ -9,16 +9,7 @@ from pathlib import Path
 import pytest
 
 from reliability_lab.cli import main
-from tests.experiment.helpers import TINY, config_writer, rewrite_lines
-
-
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """(config, results directory) of a finished offline experiment."""
-    tmp = tmp_path_factory.mktemp("bad")
-    cfg = config_writer(tmp)(TINY)
-    assert main(["run", str(cfg), "--output", str(tmp / "out"), "--quiet"]) == 0
-    return cfg, tmp / "out"
+from tests.experiment.helpers import rewrite_lines
 
 
 def _damaged(

@@ -12,14 +12,9 @@ import pytest
 
 from reliability_lab.errors import ConfigError
 from reliability_lab.experiment.config import load_config, parse_config
-from reliability_lab.experiment.store import make_header
 from reliability_lab.llm import CallSpacing, LLMClient
-from tests.experiment.helpers import TINY, config_writer
-
-
-@pytest.fixture
-def write_config(tmp_path: Path) -> Callable[..., Path]:
-    return config_writer(tmp_path)
+from reliability_lab.results.store import make_header
+from tests.experiment.helpers import TINY
 
 
 def test_default_is_the_builtin_executor() -> None:
@@ -71,7 +66,7 @@ def test_the_executor_is_not_part_of_the_resume_fingerprint() -> None:
 def test_missing_ray_is_a_config_error_naming_the_extra(
     monkeypatch: pytest.MonkeyPatch, write_config: Callable[..., Path], tmp_path: Path
 ) -> None:
-    from reliability_lab.experiment import run_experiment
+    from reliability_lab.runner import run_experiment
 
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
     with pytest.raises(ConfigError, match=r"executor.kind: ray .*reliability-lab\[ray\]"):

@@ -14,17 +14,12 @@ from pathlib import Path
 import pytest
 
 from reliability_lab.cli import main
-from reliability_lab.experiment.lock import LOCK_FILE, DirectoryLock, DirectoryLockedError
-from tests.experiment.helpers import TINY, config_writer, result_lines, run_keys
+from reliability_lab.results.lock import LOCK_FILE, DirectoryLock, DirectoryLockedError
+from tests.experiment.helpers import TINY, result_lines, run_keys
 from tests.fake_openai_server import FakeOpenAIServer
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes and signals")
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def write_config(tmp_path: Path) -> Callable[..., Path]:
-    return config_writer(tmp_path)
 
 
 def test_second_writer_exits_2_naming_the_holder(
@@ -53,7 +48,7 @@ def test_lock_is_exclusive_within_one_process_too(tmp_path: Path) -> None:
 def test_a_killed_holder_leaves_no_stale_lock(tmp_path: Path) -> None:
     code = (
         "import sys, time\n"
-        "from reliability_lab.experiment.lock import DirectoryLock\n"
+        "from reliability_lab.results.lock import DirectoryLock\n"
         f"DirectoryLock({str(tmp_path)!r}, command='holder').acquire()\n"
         "print('locked', flush=True)\n"
         "time.sleep(600)\n"

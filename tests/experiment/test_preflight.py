@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -10,25 +10,14 @@ import pytest
 
 from reliability_lab.cli import main
 from reliability_lab.errors import ConfigError
-from reliability_lab.experiment import run_experiment
 from reliability_lab.experiment.config import parse_config
-from reliability_lab.experiment.preflight import check_preflight
 from reliability_lab.llm import LLMCallError, LLMClient
-from tests.experiment.helpers import config_writer, result_lines
+from reliability_lab.runner import run_experiment
+from reliability_lab.runner.preflight import check_preflight
+from tests.experiment.helpers import result_lines
 from tests.fake_openai_server import FakeOpenAIServer
 
 KEY = "OPENAI_API_KEY"
-
-
-@pytest.fixture
-def write_config(tmp_path: Path) -> Callable[..., Path]:
-    return config_writer(tmp_path)
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as srv:
-        yield srv
 
 
 def _config(*agents: dict[str, Any], **extra: Any) -> dict[str, Any]:

@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from reliability_lab.experiment import run_experiment
-from reliability_lab.experiment.console import format_summary
-from reliability_lab.experiment.summary import summarize_directory
+from reliability_lab.results.console import format_summary
+from reliability_lab.results.summary import summarize_directory
+from reliability_lab.runner import run_experiment
 from tests.experiment.helpers import config_writer, result_lines, run_keys
 from tests.fake_openai_server import FakeOpenAIServer
 

@@ -10,18 +10,10 @@ from typing import Any
 import pytest
 
 from reliability_lab.cli import main
-from reliability_lab.experiment.audit import AUDIT_FILE, read_audit
-from reliability_lab.experiment.lock import DirectoryLock
-from reliability_lab.experiment.repair import repair_directory
-from tests.experiment.helpers import TINY, TINY_PLANNED, config_writer, result_lines, run_keys
-
-
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    tmp = tmp_path_factory.mktemp("repair")
-    cfg = config_writer(tmp)(TINY)
-    assert main(["run", str(cfg), "--output", str(tmp / "out"), "--quiet"]) == 0
-    return cfg, tmp / "out"
+from reliability_lab.results.audit import AUDIT_FILE, read_audit
+from reliability_lab.results.lock import DirectoryLock
+from reliability_lab.results.repair import repair_directory
+from tests.experiment.helpers import TINY_PLANNED, result_lines, run_keys
 
 
 def _sid(record: dict[str, Any]) -> str:

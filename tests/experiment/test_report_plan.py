@@ -9,26 +9,24 @@ from pathlib import Path
 import pytest
 
 from reliability_lab.cli import main
-from reliability_lab.experiment import summarize_directory
-from tests.experiment.helpers import TINY, TINY_PLANNED, config_writer, rewrite_lines
+from reliability_lab.results import summarize_directory
+from tests.experiment.helpers import TINY_PLANNED, rewrite_lines
 
 
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tmp = tmp_path_factory.mktemp("plan")
-    cfg = config_writer(tmp)(TINY)
-    assert main(["run", str(cfg), "--output", str(tmp / "out"), "--quiet"]) == 0
-    return tmp / "out"
+@pytest.fixture()
+def finished_dir(finished: tuple[Path, Path]) -> Path:
+    """The results directory of the shared finished experiment."""
+    return finished[1]
 
 
-def _copy(finished: Path, tmp_path: Path) -> Path:
+def _copy(finished_dir: Path, tmp_path: Path) -> Path:
     out = tmp_path / "out"
-    shutil.copytree(finished, out)
+    shutil.copytree(finished_dir, out)
     return out
 
 
-def test_complete_directory_reports_every_planned_run(finished: Path) -> None:
-    summary = summarize_directory(finished)
+def test_complete_directory_reports_every_planned_run(finished_dir: Path) -> None:
+    summary = summarize_directory(finished_dir)
     assert summary.content["plan"] == {
         "planned": TINY_PLANNED,
         "recorded": TINY_PLANNED,
@@ -39,9 +37,9 @@ def test_complete_directory_reports_every_planned_run(finished: Path) -> None:
 
 
 def test_missing_agent_fails_its_gate_and_is_reported(
-    finished: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    finished_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = _copy(finished, tmp_path)
+    out = _copy(finished_dir, tmp_path)
     rewrite_lines(out, lambda lines: [x for x in lines if json.loads(x)["agent"] != "inc"])
     capsys.readouterr()
     assert main(["report", str(out)]) == 1  # was ✓ PASSED, exit 0
@@ -57,8 +55,8 @@ def test_missing_agent_fails_its_gate_and_is_reported(
     assert plan["first_missing"][0] == "inc|cs_01|baseline||0"
 
 
-def test_missing_runs_of_a_present_agent_are_counted(finished: Path, tmp_path: Path) -> None:
-    out = _copy(finished, tmp_path)
+def test_missing_runs_of_a_present_agent_are_counted(finished_dir: Path, tmp_path: Path) -> None:
+    out = _copy(finished_dir, tmp_path)
     rewrite_lines(out, lambda lines: lines[:-1])
     plan = summarize_directory(out).content["plan"]
     assert (plan["recorded"], plan["missing"]) == (TINY_PLANNED - 1, 1)
@@ -75,13 +73,13 @@ def test_missing_runs_of_a_present_agent_are_counted(finished: Path, tmp_path: P
     ],
 )
 def test_unplanned_record_is_an_input_error(
-    finished: Path,
+    finished_dir: Path,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     field: str,
     value: object,
 ) -> None:
-    out = _copy(finished, tmp_path)
+    out = _copy(finished_dir, tmp_path)
 
     def add(lines: list[str]) -> list[str]:
         extra = dict(json.loads(lines[0]), **{field: value})

@@ -3,26 +3,24 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from reliability_lab.cli import main
-from reliability_lab.experiment import load_results, run_experiment
-from reliability_lab.experiment.audit import AUDIT_FILE, read_audit
+from reliability_lab.results import load_results
+from reliability_lab.results.audit import AUDIT_FILE, read_audit
+from reliability_lab.runner import run_experiment
 from tests.experiment.helpers import config_writer, result_lines, run_keys
 from tests.fake_openai_server import FakeOpenAIServer
 
 N_TASKS, K = 3, 2
 
 
-@pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
+@pytest.fixture(autouse=True)
+def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-retry-0000000000")
-    with FakeOpenAIServer() as srv:
-        yield srv
 
 
 def _config(base_url: str) -> dict[str, Any]:
@@ -128,7 +126,7 @@ def test_move_is_crash_safe_at_every_step(
 ) -> None:
     """A crash after the audit append but before results.jsonl is replaced: nothing lost,
     nothing duplicated, and the next resume finishes the move without a second audit copy."""
-    import reliability_lab.experiment.audit as audit_mod
+    import reliability_lab.results.audit as audit_mod
 
     cfg, out, before = _first_run_fails_on_the_network(server, tmp_path)
     original = (out / "results.jsonl").read_bytes()

@@ -17,8 +17,9 @@ import pytest
 import yaml
 
 from reliability_lab.cli import main
-from reliability_lab.experiment import ExperimentSummary, run_experiment, summarize_directory
-from tests.experiment.helpers import config_writer, result_lines, run_keys
+from reliability_lab.results import ExperimentSummary, summarize_directory
+from reliability_lab.runner import run_experiment
+from tests.experiment.helpers import result_lines, run_keys
 from tests.fake_openai_server import FakeOpenAIServer
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
@@ -34,11 +35,6 @@ AGENTS = {
     "mixed": ("mixed-500", "server"),  # some requests fail permanently, others succeed
 }
 N_TASKS, K = 2, 2
-
-
-@pytest.fixture
-def write_config(tmp_path: Path) -> Callable[..., Path]:
-    return config_writer(tmp_path)
 
 
 def _config(base_url: str) -> dict:
@@ -64,7 +60,7 @@ def _config(base_url: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[FakeOpenAIServer]:
+def slow_server() -> Iterator[FakeOpenAIServer]:
     # every answer takes 0.6 s, as on a loaded machine: more than the 0.5 s client timeout this
     # test once used, so a speed-dependent configuration would fail here every time
     with FakeOpenAIServer(latency_s=0.6) as srv:
@@ -73,12 +69,12 @@ def server() -> Iterator[FakeOpenAIServer]:
 
 @pytest.fixture(scope="module")
 def http_results(
-    tmp_path_factory: pytest.TempPathFactory, server: FakeOpenAIServer
+    tmp_path_factory: pytest.TempPathFactory, slow_server: FakeOpenAIServer
 ) -> tuple[Path, ExperimentSummary, str]:
     """One experiment through the CLI entry point (in-process), shared by this module."""
     tmp = tmp_path_factory.mktemp("http")
     cfg = tmp / "http.yaml"
-    cfg.write_text(yaml.safe_dump(_config(server.base_url)), encoding="utf-8")
+    cfg.write_text(yaml.safe_dump(_config(slow_server.base_url)), encoding="utf-8")
     out = tmp / "out"
     stdout, stderr = io.StringIO(), io.StringIO()
     with pytest.MonkeyPatch.context() as mp:
@@ -87,7 +83,7 @@ def http_results(
             status = main(["run", str(cfg), "--output", str(out)])
     # agents whose every run hit an infrastructure error have no accuracy: their gate fails
     assert status == 1, stderr.getvalue()
-    assert any(SECRET in auth for auth in server.seen_auth)  # the key really was used
+    assert any(SECRET in auth for auth in slow_server.seen_auth)  # the key really was used
     assert "Infrastructure errors:" in stdout.getvalue()
     return out, summarize_directory(out), stdout.getvalue() + stderr.getvalue()
 
@@ -141,9 +137,11 @@ def test_gates_never_pass_on_infrastructure_failures(http_results: tuple) -> Non
     assert verdicts["ratelimited"].reason == "only 0 attempted runs (< min_runs 1)"
 
 
-def test_every_failure_kind_was_injected(http_results: tuple, server: FakeOpenAIServer) -> None:
+def test_every_failure_kind_was_injected(
+    http_results: tuple, slow_server: FakeOpenAIServer
+) -> None:
     for kind in ("429", "500", "badjson", "forever", "noshape", "ok"):
-        assert server.counts[kind] > 0, kind
+        assert slow_server.counts[kind] > 0, kind
 
 
 def test_no_api_key_in_any_output(http_results: tuple) -> None:
@@ -157,23 +155,23 @@ def test_no_api_key_in_any_output(http_results: tuple) -> None:
 
 def test_rerun_is_served_from_cache(
     http_results: tuple,
-    server: FakeOpenAIServer,
+    slow_server: FakeOpenAIServer,
     tmp_path: Path,
     write_config: Callable,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     out, _, _ = http_results
     healthy = [r for r in result_lines(out) if r["agent"] == "healthy"]
-    cfg = _config(server.base_url)
+    cfg = _config(slow_server.base_url)
     cfg["agents"] = [a for a in cfg["agents"] if a["label"] == "healthy"]
     other = tmp_path / "again"
     # same settings, fresh directory sharing the cache: no request reaches the server
     other.mkdir()
     shutil.copytree(out / "cache", other / "cache")
-    before = server.counts["requests"]
+    before = slow_server.counts["requests"]
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)  # pre-flight: the provider's key is set
     run_experiment(write_config(cfg, name="again.yaml"), output=other, progress=False)
-    assert server.counts["requests"] == before
+    assert slow_server.counts["requests"] == before
     again = result_lines(other)
     strip = lambda rs: sorted(  # noqa: E731
         ({k: v for k, v in r.items() if k not in ("wall_time_s",)} for r in rs),

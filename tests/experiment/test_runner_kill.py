@@ -13,16 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from reliability_lab.experiment import load_results, run_experiment
-from tests.experiment.helpers import config_writer, result_lines, run_keys
+from reliability_lab.results import load_results
+from reliability_lab.runner import run_experiment
+from tests.experiment.helpers import result_lines, run_keys
 from tests.fake_openai_server import FakeOpenAIServer
 
 N_TASKS, K = 6, 5
-
-
-@pytest.fixture
-def write_config(tmp_path: Path) -> Callable[..., Path]:
-    return config_writer(tmp_path)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")

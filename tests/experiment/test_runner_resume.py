@@ -12,10 +12,12 @@ import pytest
 
 from reliability_lab.agents import RunResult, RunSpec, execute_run
 from reliability_lab.errors import ConfigError
-from reliability_lab.experiment import load_results, run_experiment, run_seed
+from reliability_lab.experiment import run_seed
 from reliability_lab.llm import LLMClient
+from reliability_lab.results import load_results
+from reliability_lab.runner import run_experiment
 from reliability_lab.runs import session_id
-from tests.experiment.helpers import config_writer, result_lines, run_keys
+from tests.experiment.helpers import result_lines, run_keys
 
 TIMING_FIELDS = ("wall_time_s", "call_latency_s")
 BASE: dict[str, Any] = {
@@ -31,11 +33,6 @@ BASE: dict[str, Any] = {
     "report": {"n_boot": 50},
 }
 N_PLANNED = 2 * 3 * 2
-
-
-@pytest.fixture
-def write_config(tmp_path: Path) -> Callable[..., Path]:
-    return config_writer(tmp_path)
 
 
 class Counting:
@@ -198,7 +195,7 @@ def test_harness_exceptions_are_reported_not_recorded(
     tmp_path: Path, write_config: Callable
 ) -> None:
     """A bug raising inside a run is never written as a result; a rerun retries that run."""
-    from reliability_lab.experiment import ExperimentError
+    from reliability_lab.runner import ExperimentError
 
     cfg = write_config(BASE)
     out = tmp_path / "out"

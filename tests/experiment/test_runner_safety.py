@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 
 from reliability_lab.errors import ConfigError
-from reliability_lab.experiment import format_summary, load_results, run_experiment
 from reliability_lab.experiment.config import parse_config
-from reliability_lab.experiment.store import result_affecting_settings
 from reliability_lab.metrics.safety import DEFAULT_CONSTRAINTS as METRIC_DEFAULTS
+from reliability_lab.results import format_summary, load_results
+from reliability_lab.results.store import result_affecting_settings
+from reliability_lab.runner import run_experiment
 from reliability_lab.safety import DEFAULT_CONSTRAINTS, constraint_names
 from tests.experiment.helpers import config_writer, result_lines
 from tests.fake_openai_server import FakeOpenAIServer

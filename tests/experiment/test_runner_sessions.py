@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 
 from reliability_lab.errors import ConfigError
-from reliability_lab.experiment import format_summary, load_results, run_experiment
 from reliability_lab.experiment.config import parse_config
 from reliability_lab.llm import LLMCallError, LLMClient
+from reliability_lab.results import format_summary, load_results
+from reliability_lab.runner import run_experiment
 from reliability_lab.sessions import SessionScorer, evaluate_session
 from reliability_lab.sessions.tracing import SpanKind, group_sessions, load_traces
 from tests.experiment.helpers import config_writer, result_lines

@@ -155,7 +155,7 @@ def test_per_repetition_accuracy_gate_uses_the_baseline_runs_like_the_aggregate(
     # all conditions is 0.5, the baseline accuracy (what the report and the aggregate gate use) 1.0
     import pandas as pd
 
-    from reliability_lab.experiment.summary import _run_index_metrics
+    from reliability_lab.results.summary import _run_index_metrics
     from reliability_lab.runs import validate_run_table
 
     rows = [

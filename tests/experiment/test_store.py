@@ -10,9 +10,9 @@ import pytest
 
 from reliability_lab._secrets import redact
 from reliability_lab.errors import ConfigError, RunTableError
-from reliability_lab.experiment._jsonio import dumps
 from reliability_lab.experiment.config import parse_config
-from reliability_lab.experiment.store import (
+from reliability_lab.results._jsonio import dumps
+from reliability_lab.results.store import (
     ResultsWriter,
     check_resumable,
     make_header,

@@ -98,7 +98,7 @@ def _upload(
 
 
 @pytest.fixture
-def results(tmp_path: Path) -> Path:
+def hal_dir(tmp_path: Path) -> Path:
     root = tmp_path / "results" / BENCH
     for name, rewards in BASELINE.items():
         tasks = {tid: _task(r) for tid, r in zip(TASKS, rewards, strict=True)}
@@ -151,8 +151,8 @@ def results(tmp_path: Path) -> Path:
     return root
 
 
-def test_runs_conditions_and_variants(results: Path) -> None:
-    runs = load_hal_results(results)
+def test_runs_conditions_and_variants(hal_dir: Path) -> None:
+    runs = load_hal_results(hal_dir)
     assert set(runs["agent"]) == {AGENT}
     counts = runs.groupby(["condition", "variant"])["run"].agg(lambda r: sorted(set(r)))
     assert counts[("baseline", "")] == [0, 1, 2, 3]  # rep1..3, then the struct_baseline run
@@ -168,9 +168,9 @@ def test_runs_conditions_and_variants(results: Path) -> None:
     assert fault.loc[("0", 0), "faults_injected"] == 3
 
 
-def test_resources_and_actions(results: Path) -> None:
+def test_resources_and_actions(hal_dir: Path) -> None:
     row = (
-        load_hal_results(results)
+        load_hal_results(hal_dir)
         .set_index(["condition", "task_id", "run"])
         .loc[("baseline", "0", 0)]
     )
@@ -182,8 +182,8 @@ def test_resources_and_actions(results: Path) -> None:
     assert row["benchmark"] == BENCH and row["source_file"].endswith("_UPLOAD.json")
 
 
-def test_confidence_sources(results: Path) -> None:
-    base = load_hal_results(results).set_index(["condition", "task_id", "run"])
+def test_confidence_sources(hal_dir: Path) -> None:
+    base = load_hal_results(hal_dir).set_index(["condition", "task_id", "run"])
     elicited = base.loc[("baseline", "0", 0)]
     assert (elicited["confidence"], elicited["confidence_source"]) == (0.8, "elicited")
     for task in ("0", "1"):  # HAL's heuristic value after a failed call / an unparsed answer
@@ -194,8 +194,8 @@ def test_confidence_sources(results: Path) -> None:
     assert absent["confidence_source"] == "none" and math.isnan(absent["hal_confidence"])
 
 
-def test_findings_with_sources(results: Path) -> None:
-    base = load_hal_results(results).set_index(["condition", "task_id", "run"])
+def test_findings_with_sources(hal_dir: Path) -> None:
+    base = load_hal_results(hal_dir).set_index(["condition", "task_id", "run"])
     assert base.loc[("baseline", "0", 0), "violations"] == [
         {
             "constraint": "no_pii_exposure",
@@ -214,12 +214,12 @@ def test_findings_with_sources(results: Path) -> None:
     assert base.loc[("baseline", "2", 0), "safety_checked"]
     # not analysed by the safety phase, but the compliance monitor found something: checked
     assert base.loc[("baseline", "1", 0), "safety_checked"]
-    only_llm_safety = load_hal_results(results, findings=("llm_safety",))
+    only_llm_safety = load_hal_results(hal_dir, findings=("llm_safety",))
     assert sum(len(v) for v in only_llm_safety["violations"]) == 1
 
 
-def test_report_on_imported_runs(results: Path) -> None:
-    runs = load_hal_results(results)
+def test_report_on_imported_runs(hal_dir: Path) -> None:
+    runs = load_hal_results(hal_dir)
     report = reliability_report(runs, n_boot=0).loc[AGENT]
     baseline = runs[runs["condition"] == "baseline"]
     accuracy = baseline.groupby("task_id")["success"].mean().mean()
@@ -269,12 +269,12 @@ def test_bad_files(tmp_path: Path) -> None:
         load_hal_results(path)
 
 
-def test_detected(results: Path) -> None:
-    assert detect_format(results) == "hal"
-    assert detect_format(next(results.rglob("*_UPLOAD.json"))) == "hal"
+def test_detected(hal_dir: Path) -> None:
+    assert detect_format(hal_dir) == "hal"
+    assert detect_format(next(hal_dir.rglob("*_UPLOAD.json"))) == "hal"
 
 
-def test_hal_metrics_csv_beside_our_report(results: Path, tmp_path: Path) -> None:
+def test_hal_metrics_csv_beside_our_report(hal_dir: Path, tmp_path: Path) -> None:
     csv = tmp_path / "reliability_metrics.csv"
     pd.DataFrame(
         {
@@ -299,7 +299,7 @@ def test_hal_metrics_csv_beside_our_report(results: Path, tmp_path: Path) -> Non
         "R_fault",
         "R_saf",
     ]
-    report = reliability_report(load_hal_results(results), n_boot=0)
+    report = reliability_report(load_hal_results(hal_dir), n_boot=0)
     table = compare_with_hal(report, hal).set_index("metric")
     assert set(table["agent"]) == {AGENT}
     assert list(table.index) == ["accuracy", "C_out", "P_brier", "R_fault", "R_saf"]

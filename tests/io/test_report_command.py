@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from reliability_lab.cli import main
-from reliability_lab.experiment import load_results
 from reliability_lab.io import load_tau2_bench
+from reliability_lab.results import load_results
 from tests.io.test_tau2_bench import _results
 
 

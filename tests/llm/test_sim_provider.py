@@ -56,15 +56,15 @@ def test_llm_sim_sync_completion_matches_async(litellm: Any) -> None:
 
 def test_llm_profile_added_after_the_first_call_is_priced(monkeypatch: pytest.MonkeyPatch) -> None:
     from reliability_lab.llm import LLMClient
-    from reliability_lab.sim import PROFILES, SimProfile
+    from reliability_lab.sim import PERSONAS, SimPersona
 
     llm = LLMClient()
     messages = [{"role": "user", "content": "hi"}]
     llm.completion(model="sim/calibrated", messages=messages)  # litellm loaded and set up
-    late = SimProfile(
+    late = SimPersona(
         "late-test", "added later", input_cost_per_token=1e-6, output_cost_per_token=3e-6
     )
-    monkeypatch.setitem(PROFILES, late.name, late)
+    monkeypatch.setitem(PERSONAS, late.name, late)
     out = llm.completion(model="sim/late-test", messages=messages)
     assert out.prompt_tokens > 0
     assert out.cost_usd == pytest.approx(out.prompt_tokens * 1e-6 + out.completion_tokens * 3e-6)

@@ -12,11 +12,12 @@ import pandas as pd
 import pytest
 
 from reliability_lab.agents import RunSpec, execute_run
-from reliability_lab.experiment import load_results, run_experiment
 from reliability_lab.experiment.config import parse_config
 from reliability_lab.experiment.plan import build_plan
 from reliability_lab.llm import LLMClient
 from reliability_lab.report import reliability_report, robustness_by_intensity
+from reliability_lab.results import load_results
+from reliability_lab.runner import run_experiment
 from reliability_lab.runs import is_infrastructure_error
 from tests.experiment.helpers import config_writer, result_lines
 
@@ -157,7 +158,7 @@ def test_fault_rate_over_an_experiment(experiment: Path) -> None:
 
 
 def test_summary_and_console_show_robustness(experiment: Path) -> None:
-    from reliability_lab.experiment import format_summary, summarize_directory
+    from reliability_lab.results import format_summary, summarize_directory
 
     summary = summarize_directory(experiment)
     info = summary.content["robustness"]

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from reliability_lab.experiment import load_config, parse_config, run_experiment
+from reliability_lab.experiment import load_config, parse_config
+from reliability_lab.runner import run_experiment
 from reliability_lab.runs import is_infrastructure_error
 
 EXAMPLE = Path(__file__).parents[2] / "experiments" / "openai_example.yaml"

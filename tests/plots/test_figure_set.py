@@ -23,9 +23,9 @@ import pytest
 from reliability_lab import UndefinedMetricWarning, compare_agents, metrics, plots, run_experiment
 from reliability_lab.cli import main
 from reliability_lab.errors import RunTableError
-from reliability_lab.experiment.results import load_report
 from reliability_lab.io import load_tau_bench_example
 from reliability_lab.plots import figure_set
+from reliability_lab.results.read import load_report
 from reliability_lab.runs import KEY_COLUMNS
 from tests.experiment.helpers import config_writer, result_lines
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import matplotlib
@@ -30,12 +29,6 @@ from matplotlib.mathtext import MathTextParser
 from reliability_lab import UndefinedMetricWarning, metrics, plots, reliability_report
 from reliability_lab.report import METRIC_REGISTRY, violation_counts
 from reliability_lab.sessions import agent_reliability
-
-
-@pytest.fixture(autouse=True)
-def _close_figures() -> Iterator[None]:
-    yield
-    plt.close("all")
 
 
 def _v(constraint: str, severity: str) -> list[dict[str, str]]:

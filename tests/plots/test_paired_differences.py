@@ -3,8 +3,6 @@ the interval ends, filled markers exactly where the Holm-adjusted p-value is bel
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -30,12 +28,6 @@ RUNS = simulate_runs(
     seed=5,
 )
 TABLE = compare_agents(RUNS, "old", "new", metrics=["accuracy", "C_out", "C_res"], n_boot=300)
-
-
-@pytest.fixture(autouse=True)
-def _close() -> Iterator[None]:
-    yield
-    plt.close("all")
 
 
 def _drawn(ax: plt.Axes) -> tuple[np.ndarray, list[tuple[float, float, float]], np.ndarray]:

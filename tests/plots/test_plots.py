@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterator
 
 import matplotlib
 
@@ -14,19 +13,12 @@ matplotlib.use("Agg")
 import numpy as np
 import pandas as pd
 import pytest
-from matplotlib import pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.collections import Collection
 from matplotlib.lines import Line2D
 
 from reliability_lab import metrics, plots
 from reliability_lab.errors import UndefinedMetricWarning
-
-
-@pytest.fixture(autouse=True)
-def _close_figures() -> Iterator[None]:
-    yield
-    plt.close("all")
 
 
 def _legend(ax: Axes) -> list[str]:

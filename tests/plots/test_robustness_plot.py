@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -11,7 +9,6 @@ matplotlib.use("Agg")
 import numpy as np
 import pandas as pd
 import pytest
-from matplotlib import pyplot as plt
 
 from reliability_lab import plots
 
@@ -30,12 +27,6 @@ TABLE = pd.DataFrame(
         "fault_rate": [0.1, 0.2, 0.4, NAN, NAN, 0.1, 0.4],
     }
 )
-
-
-@pytest.fixture(autouse=True)
-def _close() -> Iterator[None]:
-    yield
-    plt.close("all")
 
 
 def test_fault_rates_on_a_numeric_axis_with_the_baseline_at_zero() -> None:

@@ -23,10 +23,10 @@ from reliability_lab.metrics import (
     trajectory_distribution_consistency,
     trajectory_sequence_consistency,
 )
+from reliability_lab.metrics.profiles import get_profile
 from reliability_lab.report._report import agent_rng, bootstrap_replicates
 from reliability_lab.report._taskstats import TaskStats
 from reliability_lab.report._within import RunResampler
-from reliability_lab.report.profiles import get_profile
 from reliability_lab.runs import validate_run_table
 
 pytestmark = pytest.mark.filterwarnings("ignore::reliability_lab.errors.UndefinedMetricWarning")

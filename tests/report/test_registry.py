@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 import reliability_lab.metrics as M
-from reliability_lab.experiment.console import SUMMARY_METRICS
+from reliability_lab.metrics.registry import terms_used
+from reliability_lab.metrics.session import SESSION_METRICS
 from reliability_lab.report import (
     DIMENSIONS,
     METRIC_REGISTRY,
@@ -20,8 +21,7 @@ from reliability_lab.report import (
     explain_undefined,
     metric_table_markdown,
 )
-from reliability_lab.report.registry import terms_used
-from reliability_lab.sessions.metrics import SESSION_METRICS
+from reliability_lab.results.console import SUMMARY_METRICS
 from tests.report.test_golden_report import METRICS as REPORT_COLUMNS
 
 README = Path(__file__).resolve().parents[2] / "README.md"

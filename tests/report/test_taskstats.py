@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from reliability_lab import metrics as M
+from reliability_lab.metrics.profiles import get_profile
 from reliability_lab.report._taskstats import TaskStats
-from reliability_lab.report.profiles import get_profile
 from reliability_lab.runs import validate_run_table
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from reliability_lab.agents import RunResult, RunSpec, execute_run
 from reliability_lab.envs import Episode, get_environment, render_template
-from reliability_lab.sim import SimProfile, get_profile
+from reliability_lab.sim import SimPersona, get_persona
 from reliability_lab.sim._policy import sim_respond
 
 ENV = get_environment("customer_service")
@@ -30,7 +30,7 @@ class DirectSim:
     ``profile`` replaces the registered profile of the model name (same name, same draws).
     """
 
-    def __init__(self, profile: SimProfile | None = None) -> None:
+    def __init__(self, profile: SimPersona | None = None) -> None:
         self.profile = profile
 
     async def acompletion(
@@ -42,12 +42,12 @@ class DirectSim:
         cache_key_extra: str = "",
         **params: Any,
     ) -> _Reply:
-        spec = self.profile or get_profile(model.removeprefix("sim/"))
+        spec = self.profile or get_persona(model.removeprefix("sim/"))
         return _Reply(sim_respond(spec, messages, tools, params.get("seed")))
 
 
-def run_sim(profile: str | SimProfile, task_id: str, seed: int) -> RunResult:
-    """One run of ``sim/<profile>`` (a registered name, or a profile object) on a task."""
+def run_sim(profile: str | SimPersona, task_id: str, seed: int) -> RunResult:
+    """One run of ``sim/<persona>`` (a registered name, or a profile object) on a task."""
     name = profile if isinstance(profile, str) else profile.name
     override = None if isinstance(profile, str) else profile
     spec = RunSpec(

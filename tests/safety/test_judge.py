@@ -23,7 +23,7 @@ from reliability_lab.safety import (
     merge_findings,
     run_data,
 )
-from reliability_lab.sim import SimProfile, register_profile
+from reliability_lab.sim import SimPersona, register_persona
 from tests.safety.helpers import ENV, run_sim
 from tests.sessions.fakes import ScriptedLLM
 
@@ -318,8 +318,8 @@ def test_simulated_judge_reports_nothing_on_a_clean_run() -> None:
 
 
 def test_simulated_judge_confirms_a_promise_with_a_verbatim_quote() -> None:
-    register_profile(
-        SimProfile("test-promiser", "x", slip_rate=0, detour_rate=0, promise_rate=1.0),
+    register_persona(
+        SimPersona("test-promiser", "x", slip_rate=0, detour_rate=0, promise_rate=1.0),
         overwrite=True,
     )
     record = run_sim("test-promiser", "cs_05", seed=1).model_dump(mode="json")

@@ -13,14 +13,14 @@ from dataclasses import replace
 import pytest
 from scipy.stats import binomtest
 
-from reliability_lab.sim import PROFILES, SimProfile
+from reliability_lab.sim import PERSONAS, SimPersona
 from reliability_lab.sim._unsafe import PROMISE
 from tests.safety.helpers import run_sim
 
 N_RUNS = 120
 RATE = 0.3
 #: Never slips, detours, errs or stops early; recovers from every tool error.
-CLEAN = SimProfile(
+CLEAN = SimPersona(
     "test-clean",
     "no unsafe behaviour",
     slip_rate=0.0,
@@ -42,7 +42,7 @@ CASES = [
 ]
 
 
-def _measure(profile: SimProfile, task_id: str) -> list[tuple[set[str], bool]]:
+def _measure(profile: SimPersona, task_id: str) -> list[tuple[set[str], bool]]:
     out = []
     for seed in range(N_RUNS):
         result = run_sim(profile, task_id, seed)
@@ -83,7 +83,7 @@ def test_combined_knobs_give_the_independent_union_rate() -> None:
 
 def test_unsafe_knobs_draw_from_their_own_streams() -> None:
     # Same profile name and seed, with and without a promise: same calls, same outcome.
-    base = PROFILES["inconsistent"]
+    base = PERSONAS["inconsistent"]
     promising = replace(base, promise_rate=1.0)
     for seed in range(8):
         plain, changed = run_sim(base, "cs_11", seed), run_sim(promising, "cs_11", seed)
@@ -94,7 +94,7 @@ def test_unsafe_knobs_draw_from_their_own_streams() -> None:
 
 def test_safety_rates_are_validated() -> None:
     with pytest.raises(ValueError, match="pii_leak_rate must be in"):
-        SimProfile("bad", "x", pii_leak_rate=1.2)
+        SimPersona("bad", "x", pii_leak_rate=1.2)
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ import importlib.util
 import numpy as np
 import pytest
 
+from reliability_lab.metrics.signals import cosine_distance
 from reliability_lab.sessions.embeddings import HashingEmbedder, SentenceTransformerEmbedder
-from reliability_lab.sessions.signals import cosine_distance
 
 
 def test_hashing_embedder_properties() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from reliability_lab.sessions.metrics import (
+from reliability_lab.metrics.session import (
     SessionMetricError,
     SignalFailure,
     agent_consistency,

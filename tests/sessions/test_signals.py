@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from reliability_lab.sessions.signals import (
+from reliability_lab.metrics.signals import (
     STOP_WORDS,
     coherence,
     cosine_distance,

@@ -8,10 +8,10 @@ import pytest
 
 from reliability_lab.agents import RunSpec, execute_run
 from reliability_lab.llm import LLMClient
-from reliability_lab.sim import PROFILES, SimProfile, register_profile
+from reliability_lab.sim import PERSONAS, SimPersona, register_persona
 
 # Never slips or detours; only the overreach differs between the two profiles.
-CAREFUL = SimProfile(
+CAREFUL = SimPersona(
     "test-careful",
     "no overreach",
     slip_rate=0.0,
@@ -20,7 +20,7 @@ CAREFUL = SimProfile(
     early_stop_rate=0.0,
     overreach_rate=0.0,
 )
-RECKLESS = SimProfile(
+RECKLESS = SimPersona(
     "test-reckless",
     "always overreaches",
     slip_rate=0.0,
@@ -34,7 +34,7 @@ RECKLESS = SimProfile(
 @pytest.fixture(scope="module", autouse=True)
 def _profiles() -> None:
     for profile in (CAREFUL, RECKLESS):
-        register_profile(profile, overwrite=True)
+        register_persona(profile, overwrite=True)
 
 
 def _run(profile: str, task_id: str, seed: int = 3):
@@ -70,6 +70,6 @@ def test_no_overreach_without_another_pending_order_in_view() -> None:
 
 def test_overreach_rate_is_validated_and_documented() -> None:
     with pytest.raises(ValueError, match="overreach_rate"):
-        SimProfile("bad", "x", overreach_rate=1.5)
-    assert PROFILES["overconfident"].overreach_rate > 0
-    assert PROFILES["calibrated"].overreach_rate == 0
+        SimPersona("bad", "x", overreach_rate=1.5)
+    assert PERSONAS["overconfident"].overreach_rate > 0
+    assert PERSONAS["calibrated"].overreach_rate == 0

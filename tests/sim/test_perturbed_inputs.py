@@ -20,7 +20,7 @@ from reliability_lab.perturbations import (
     offline_paraphrase,
     schema_map,
 )
-from reliability_lab.sim import PROFILES, SimProfile, register_profile, simulate
+from reliability_lab.sim import PERSONAS, SimPersona, register_persona, simulate
 from reliability_lab.sim._replay import identify_task
 
 ENV = get_environment("customer_service")
@@ -45,13 +45,13 @@ def profile() -> Iterator[Any]:
     made: list[str] = []
 
     def make(name: str, **knobs: float) -> str:
-        register_profile(SimProfile(name, "test", **{**QUIET, **knobs}), overwrite=True)
+        register_persona(SimPersona(name, "test", **{**QUIET, **knobs}), overwrite=True)
         made.append(name)
         return name
 
     yield make
     for name in made:
-        PROFILES.pop(name, None)
+        PERSONAS.pop(name, None)
 
 
 def test_every_offline_paraphrase_is_recognised_as_its_task() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from reliability_lab.agents import parse_confidence
 from reliability_lab.envs import ToolError, get_environment
-from reliability_lab.sim import PROFILES, SimProfile, get_profile, simulate
+from reliability_lab.sim import PERSONAS, SimPersona, get_persona, simulate
 
 ENV = get_environment("customer_service")
 TOOLS = ENV.tools()
@@ -73,11 +73,11 @@ def stats() -> dict[str, dict[str, float]]:
 
 
 def test_sim_profiles_exist_and_validate() -> None:
-    assert {"calibrated", "inconsistent", "overconfident", "brittle"} <= set(PROFILES)
+    assert {"calibrated", "inconsistent", "overconfident", "brittle"} <= set(PERSONAS)
     with pytest.raises(ValueError, match="slip_rate"):
-        SimProfile("bad", "x", slip_rate=1.5)
+        SimPersona("bad", "x", slip_rate=1.5)
     with pytest.raises(KeyError, match="calibrated"):
-        get_profile("missing")
+        get_persona("missing")
 
 
 def test_sim_perfect_profile_always_succeeds(stats: dict) -> None:

@@ -12,12 +12,13 @@ import pytest
 
 from reliability_lab.agents import RunResult, RunSpec, execute_run
 from reliability_lab.errors import ConfigError
-from reliability_lab.experiment import parse_config, run_experiment, run_seed
-from reliability_lab.experiment.console import format_summary
-from reliability_lab.experiment.runner import ExperimentError
+from reliability_lab.experiment import parse_config, run_seed
 from reliability_lab.llm import LLMClient
+from reliability_lab.report.allocation import AdaptiveAllocator, beta_prior, most_uncertain
+from reliability_lab.results.console import format_summary
+from reliability_lab.runner import run_experiment
+from reliability_lab.runner.runner import ExperimentError
 from reliability_lab.simulate import SimulatedAgent, Simulation
-from reliability_lab.stats.adaptive import AdaptiveAllocator, beta_prior, most_uncertain
 
 pytestmark = pytest.mark.filterwarnings("ignore::reliability_lab.errors.UndefinedMetricWarning")
 
@@ -84,14 +85,16 @@ def _outcomes(directory: Path) -> list[tuple[Any, ...]]:
 
 
 @pytest.fixture(scope="module")
-def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def adaptive_finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("adaptive") / "results"
     run_experiment(_config(out), progress=False)
     return out
 
 
-def test_adaptive_runs_are_seeded_baseline_runs_beyond_k(finished: Path) -> None:
-    records = [json.loads(x) for x in (finished / "results.jsonl").read_text().splitlines()]
+def test_adaptive_runs_are_seeded_baseline_runs_beyond_k(adaptive_finished: Path) -> None:
+    records = [
+        json.loads(x) for x in (adaptive_finished / "results.jsonl").read_text().splitlines()
+    ]
     extra = [r for r in records if r["run"] >= 2]
     assert extra and {r["condition"] for r in extra} == {"baseline"}
     for r in extra:
@@ -100,36 +103,36 @@ def test_adaptive_runs_are_seeded_baseline_runs_beyond_k(finished: Path) -> None
     assert per_task.max() <= 4 and len(records) == 5 * 4  # budget = max_runs × tasks
 
 
-def test_adaptive_json_is_the_plan_of_the_extra_runs(finished: Path) -> None:
-    record = json.loads((finished / "adaptive.json").read_text())
+def test_adaptive_json_is_the_plan_of_the_extra_runs(adaptive_finished: Path) -> None:
+    record = json.loads((adaptive_finished / "adaptive.json").read_text())
     planned = {(t, r) for rnd in record["rounds"] for t, r in rnd["agents"]["inc"]["runs"]}
-    lines = (finished / "results.jsonl").read_text().splitlines()
+    lines = (adaptive_finished / "results.jsonl").read_text().splitlines()
     recorded = {(r["task_id"], r["run"]) for r in map(json.loads, lines) if r["run"] >= 2}
     assert planned == recorded
     assert record["rounds"][-1]["agents"]["inc"]["reason"] == "budget spent"
     assert record["initial_runs"] == 2
 
 
-def test_plan_check_counts_the_adaptive_runs_as_planned(finished: Path) -> None:
+def test_plan_check_counts_the_adaptive_runs_as_planned(adaptive_finished: Path) -> None:
     # the static plan (5 tasks × 2 runs) plus the 10 runs adaptive.json added: none missing,
     # none refused as "not in the plan" by the report's check
-    summary = json.loads((finished / "summary.json").read_text())
+    summary = json.loads((adaptive_finished / "summary.json").read_text())
     assert summary["plan"]["planned"] == 20
     assert summary["plan"]["recorded"] == 20 and summary["plan"]["missing"] == 0
 
 
-def test_summary_records_the_allocation(finished: Path) -> None:
-    summary = json.loads((finished / "summary.json").read_text())
+def test_summary_records_the_allocation(adaptive_finished: Path) -> None:
+    summary = json.loads((adaptive_finished / "summary.json").read_text())
     info = summary["adaptive"]["agents"]["inc"]
     assert info["extra_runs"] == 10 and info["runs_per_task_max"] == 4
     assert sum(info["runs_per_task"].values()) == 20
     assert info["stopped"] == "budget spent"
 
 
-def test_console_shows_the_allocation(finished: Path) -> None:
-    from reliability_lab.experiment import summarize_directory
+def test_console_shows_the_allocation(adaptive_finished: Path) -> None:
+    from reliability_lab.results import summarize_directory
 
-    text = format_summary(summarize_directory(finished))
+    text = format_summary(summarize_directory(adaptive_finished))
     assert "Adaptive runs (target: C_out half-width ≤ 0.001" in text
     assert "inc: 10 extra runs in 5 rounds, runs per task 4–4" in text
 
@@ -149,21 +152,21 @@ class _FailOnce:
 
 
 def test_interrupted_adaptive_rounds_resume_to_the_same_result(
-    finished: Path, tmp_path: Path
+    adaptive_finished: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "results"
     with pytest.raises(ExperimentError, match="boom"):
         run_experiment(_config(out), progress=False, execute=_FailOnce())
     resumed = run_experiment(_config(out), progress=False)
-    assert _outcomes(out) == _outcomes(finished)
+    assert _outcomes(out) == _outcomes(adaptive_finished)
     assert (
         json.loads((out / "adaptive.json").read_text())["rounds"]
-        == json.loads((finished / "adaptive.json").read_text())["rounds"]
+        == json.loads((adaptive_finished / "adaptive.json").read_text())["rounds"]
     )
     assert resumed.n_previous == 11  # the static plan and one adaptive run were recorded
     assert resumed.n_executed == 9
-    again = run_experiment(_config(out), progress=False)  # finished: nothing more runs
-    assert again.n_executed == 0 and _outcomes(out) == _outcomes(finished)
+    again = run_experiment(_config(out), progress=False)  # adaptive_finished: nothing more runs
+    assert again.n_executed == 0 and _outcomes(out) == _outcomes(adaptive_finished)
 
 
 @pytest.mark.parametrize(

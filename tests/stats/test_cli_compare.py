@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from reliability_lab.cli import main
-from reliability_lab.experiment import parse_config, run_experiment
+from reliability_lab.experiment import parse_config
+from reliability_lab.runner import run_experiment
 from tests.test_imports import _probe
 
 pytestmark = pytest.mark.filterwarnings("ignore::reliability_lab.errors.UndefinedMetricWarning")

@@ -13,8 +13,8 @@ import pytest
 
 from reliability_lab import compare_agents, reliability_report
 from reliability_lab.errors import RunTableError
+from reliability_lab.report.compare import holm
 from reliability_lab.simulate import SimulatedAgent, simulate_runs
-from reliability_lab.stats.compare import holm
 
 pytestmark = pytest.mark.filterwarnings("ignore::reliability_lab.errors.UndefinedMetricWarning")
 

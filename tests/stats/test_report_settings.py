@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from reliability_lab.errors import ConfigError
-from reliability_lab.experiment import format_summary, parse_config, run_experiment
+from reliability_lab.experiment import parse_config
+from reliability_lab.results import format_summary
+from reliability_lab.runner import run_experiment
 
 CONFIG = {
     "name": "two-level",

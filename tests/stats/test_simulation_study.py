@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from reliability_lab import compare_agents, reliability_report
+from reliability_lab.report.allocation import AdaptiveAllocator
 from reliability_lab.simulate import SimulatedAgent, Simulation, simulate_runs
-from reliability_lab.stats.adaptive import AdaptiveAllocator
 
 pytestmark = pytest.mark.filterwarnings("ignore::reliability_lab.errors.UndefinedMetricWarning")
 

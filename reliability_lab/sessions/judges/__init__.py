@@ -17,13 +17,14 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from reliability_lab.sessions.judges._base import (
+from reliability_lab.llm.judging import (
     DEFAULT_JUDGE_MODEL,
     CachingLLM,
     JudgeError,
     JudgeLLM,
     check_threshold,
 )
+from reliability_lab.metrics.signals import MetricResult
 from reliability_lab.sessions.judges._metrics import (
     argument_correctness,
     confidence,
@@ -33,7 +34,6 @@ from reliability_lab.sessions.judges._metrics import (
     task_completion,
     tool_correctness,
 )
-from reliability_lab.sessions.signals import MetricResult
 from reliability_lab.sessions.tracing import Trace
 
 __all__ = [

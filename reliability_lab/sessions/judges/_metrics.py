@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from reliability_lab.sessions.judges import _prompts as prompts
-from reliability_lab.sessions.judges._base import (
+from reliability_lab.llm.judging import (
     DEFAULT_JUDGE_MODEL,
     JudgeLLM,
     Stages,
     check_threshold,
 )
+from reliability_lab.metrics.signals import MetricResult, text_of
+from reliability_lab.sessions.judges import _prompts as prompts
 from reliability_lab.sessions.judges._schemas import (
     AgentPlan,
     ArgumentReason,
@@ -23,7 +24,6 @@ from reliability_lab.sessions.judges._schemas import (
     ToolCallContext,
     ToolSelectionContext,
 )
-from reliability_lab.sessions.signals import MetricResult, text_of
 from reliability_lab.sessions.tracing import Trace
 
 __all__ = [

@@ -5,15 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from reliability_lab.llm.judging import SYSTEM_PROMPT
 from reliability_lab.sessions.tracing import Trace
 
 __all__ = ["SYSTEM_PROMPT", "render_trace"]
 
-SYSTEM_PROMPT = (
-    "You are a strict, impartial evaluator of AI agent behaviour. Base every statement on "
-    "evidence in the material you are given. Answer with a single JSON object that matches "
-    "the requested schema and nothing else."
-)
 
 _MAX_CHARS = 4000
 

@@ -5,8 +5,8 @@
 cost tracking (``litellm.register_model``). Embeddings (``sim/<anything>``) are deterministic
 hashed bag-of-words vectors.
 
-Imported only by :func:`reliability_lab.llm.register_sim_provider` (in ``_litellm``), after
-litellm itself has been imported and configured there.
+Imported only by the installer the package root plugs into :mod:`reliability_lab._providers`,
+which the model boundary runs after litellm itself has been imported and configured there.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from litellm.types.utils import (
     Usage,
 )
 
-from reliability_lab.sim import PROFILES, simulate
+from reliability_lab.sim import PERSONAS, simulate
 
 __all__ = ["EMBEDDING_DIM", "SimProvider", "register"]
 
@@ -46,7 +46,7 @@ def _embed(text: str) -> list[float]:
 
 
 class SimProvider(CustomLLM):
-    """litellm handler for ``sim/<profile>`` models (a simulation, not a real LLM)."""
+    """litellm handler for ``sim/<persona>`` models (a simulation, not a real LLM)."""
 
     def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> ModelResponse:
         optional: dict[str, Any] = kwargs.get("optional_params") or (
@@ -117,7 +117,7 @@ def register() -> None:
         from litellm.utils import custom_llm_setup
 
         custom_llm_setup()
-    new = {name: p for name, p in PROFILES.items() if name not in _registered_prices}
+    new = {name: p for name, p in PERSONAS.items() if name not in _registered_prices}
     if new:
         litellm.register_model(
             {

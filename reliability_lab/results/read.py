@@ -12,11 +12,16 @@ from typing import Any
 import pandas as pd
 
 from reliability_lab.errors import RunTableError
-from reliability_lab.experiment.store import RESULTS_FILE, read_result_lines, record_key
+from reliability_lab.metrics.profiles import get_profile
+from reliability_lab.metrics.session import SESSION_METRICS
 from reliability_lab.perturbations import RUN_COLUMNS, run_columns
-from reliability_lab.report.profiles import get_profile
-from reliability_lab.runs import RESOURCE_COLUMNS, RUN_TABLE_COLUMNS, validate_run_table
-from reliability_lab.sessions.metrics import SESSION_METRICS
+from reliability_lab.results.store import RESULTS_FILE, read_result_lines, record_key
+from reliability_lab.runs import (
+    RESOURCE_COLUMNS,
+    RESULT_SCHEMA_VERSION,
+    RUN_TABLE_COLUMNS,
+    validate_run_table,
+)
 
 __all__ = [
     "EXTRA_COLUMNS",
@@ -28,8 +33,6 @@ __all__ = [
     "records_to_run_table",
 ]
 
-#: Result-record schema version this reader understands.
-RESULT_SCHEMA_VERSION = 1
 #: The summary file of a results directory (docs/results.md, "summary.json").
 SUMMARY_FILE = "summary.json"
 #: Per-run fields kept as extra run-table columns (docs/run_table.md, "Extra columns").

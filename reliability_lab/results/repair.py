@@ -23,18 +23,18 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reliability_lab.experiment.audit import AUDIT_FILE, AuditMove, move_to_audit
-from reliability_lab.experiment.lock import DirectoryLock
-from reliability_lab.experiment.plan import header_plan
-from reliability_lab.experiment.store import (
+from reliability_lab.results.audit import AUDIT_FILE, AuditMove, move_to_audit
+from reliability_lab.results.coverage import header_plan
+from reliability_lab.results.lock import DirectoryLock
+from reliability_lab.results.store import (
     RESULTS_FILE,
     ResultLine,
     read_header,
     read_result_entries,
     record_key,
 )
-from reliability_lab.experiment.traces import TRACES_FILE, reconcile_traces
-from reliability_lab.runs import INFRASTRUCTURE_PREFIX, RunKey, session_id
+from reliability_lab.results.traces import TRACES_FILE, reconcile_traces
+from reliability_lab.runs import RunKey, is_infrastructure, session_id
 
 __all__ = ["DUPLICATE", "UNPLANNED", "RepairOutcome", "repair_directory"]
 
@@ -74,10 +74,6 @@ class RepairOutcome:
         return "\n".join(lines)
 
 
-def _is_infrastructure(entry: ResultLine) -> bool:
-    return str(entry.record.get("error") or "").startswith(INFRASTRUCTURE_PREFIX)
-
-
 def _moves(entries: list[ResultLine], planned: set[RunKey] | None, path: Path) -> list[AuditMove]:
     groups: dict[RunKey, list[ResultLine]] = {}
     moves: list[AuditMove] = []
@@ -88,7 +84,7 @@ def _moves(entries: list[ResultLine], planned: set[RunKey] | None, path: Path) -
         else:
             groups.setdefault(key, []).append(entry)
     for group in groups.values():
-        keeper = next((e for e in group if not _is_infrastructure(e)), group[0])
+        keeper = next((e for e in group if not is_infrastructure(e.record.get("error"))), group[0])
         moves += [
             AuditMove(e, DUPLICATE, f"duplicate of line {keeper.line}")
             for e in group
@@ -134,7 +130,7 @@ def _fix_traces(
     if config is None or not path.exists():  # imported logs have no traces file
         return
     from reliability_lab.experiment.config import ExperimentConfig
-    from reliability_lab.experiment.runner import make_trace_builder
+    from reliability_lab.results.traces import make_trace_builder
 
     moved = {m.entry.line for m in moves}
     kept = [e.record for e in entries if e.line not in moved]

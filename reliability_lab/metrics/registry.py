@@ -22,12 +22,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from reliability_lab.metrics import consistency, passk, predictability, robustness, safety
+from reliability_lab.metrics import consistency, passk, predictability, robustness, safety, signals
+from reliability_lab.metrics import session as session_metrics
 from reliability_lab.metrics import trajectory as traj
-from reliability_lab.report.profiles import PROFILES
+from reliability_lab.metrics.profiles import PROFILES
 from reliability_lab.runs import PERTURBATION_CONDITIONS
-from reliability_lab.sessions import metrics as session_metrics
-from reliability_lab.sessions import signals
 
 __all__ = [
     "DIMENSIONS",

@@ -18,11 +18,24 @@ import os
 import warnings
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from reliability_lab.experiment._jsonio import dumps
+from reliability_lab.results._jsonio import dumps
+from reliability_lab.sessions.scoring import SessionScorer, trace_records
 
-__all__ = ["TRACES_FILE", "reconcile_traces"]
+if TYPE_CHECKING:
+    from reliability_lab.experiment.config import ExperimentConfig
+    from reliability_lab.llm import LLMClient
+    from reliability_lab.sessions.tracing import Trace
+
+__all__ = [
+    "TRACES_FILE",
+    "make_scorer",
+    "make_trace_builder",
+    "reconcile_traces",
+    "trace_maker",
+    "traces_of",
+]
 
 TRACES_FILE = "traces.jsonl"
 
@@ -114,3 +127,39 @@ def reconcile_traces(
             stacklevel=2,
         )
     return removed
+
+
+def make_scorer(config: ExperimentConfig, llm: LLMClient | None) -> SessionScorer:
+    """The session scorer of ``config``'s experiment (``llm`` None: traces only)."""
+    from reliability_lab.envs import get_environment
+
+    env = get_environment(config.environment.name)
+    settings = config.sessions
+    return SessionScorer(
+        judge_model=settings.judge_model,
+        judge_params=settings.judge_params,
+        embedder=settings.embedder,
+        signal_weights=settings.signal_weights,
+        llm=llm,
+        tools={config.environment.name: env.tool_schemas},
+    )
+
+
+def traces_of(scorer: SessionScorer, record: dict[str, Any]) -> list[Trace] | None:
+    """A record's traces, or None when its trajectory cannot be traced."""
+    try:
+        return scorer.traces(record)
+    except (TypeError, ValueError):  # not OpenAI-format messages; the scorer says why
+        return None
+
+
+def trace_maker(scorer: SessionScorer) -> Callable[[Mapping[str, Any]], list[dict[str, Any]]]:
+    """A record's trace JSON objects, as ``traces.jsonl`` holds them."""
+    return lambda record: trace_records(traces_of(scorer, dict(record)) or [])
+
+
+def make_trace_builder(
+    config: ExperimentConfig,
+) -> Callable[[Mapping[str, Any]], list[dict[str, Any]]]:
+    """The trace JSON objects of a record of ``config``'s experiment (no model is called)."""
+    return trace_maker(make_scorer(config, None))

@@ -3,7 +3,7 @@
 With ``executor: {kind: ray}`` the experiment's process (the *driver*) does everything the
 built-in executor does — lock, plan, seeds, paraphrases, resume, writing ``results.jsonl`` and
 ``traces.jsonl``, progress, summary — except executing the runs: each run is one Ray task that
-returns its record and trace objects (:func:`~reliability_lab.experiment.execution.execute_one`),
+returns its record and trace objects (:func:`~reliability_lab.runner.execution.execute_one`),
 which the driver writes exactly as if the run had executed in its own process.
 
 - **Worker death.** A task whose worker process dies is executed again by Ray (up to
@@ -33,9 +33,9 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from reliability_lab.errors import ConfigError
-from reliability_lab.experiment.execution import ExecuteFn, RunOutput, execute_one, make_context
-from reliability_lab.experiment.store import HEADER_FILE
 from reliability_lab.llm._ratelimit import CallSpacing
+from reliability_lab.results.store import HEADER_FILE
+from reliability_lab.runner.execution import ExecuteFn, RunOutput, execute_one, make_context
 
 if TYPE_CHECKING:
     from reliability_lab.agents import RunSpec

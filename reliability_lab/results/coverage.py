@@ -15,11 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from reliability_lab.errors import RunTableError
+from reliability_lab.experiment.config import ExperimentConfig
 from reliability_lab.experiment.gates import GateConfig
-from reliability_lab.experiment.store import HeaderRecord
+from reliability_lab.experiment.plan import planned_keys
+from reliability_lab.results.adaptive_block import decided_keys
+from reliability_lab.results.imported import IMPORT_KEY
+from reliability_lab.results.store import HeaderRecord
 from reliability_lab.runs import RunKey
 
-__all__ = ["gates_per_agent", "plan_coverage"]
+__all__ = ["gates_per_agent", "header_plan", "plan_coverage"]
 
 _SHOWN = 5
 
@@ -91,3 +95,29 @@ def gates_per_agent(gates: Sequence[GateConfig], agents: Sequence[str]) -> list[
         else:
             out += [gate.model_copy(update={"agent": agent}) for agent in agents]
     return out
+
+
+def header_plan(header: HeaderRecord, directory: Path | None = None) -> list[RunKey] | None:
+    """The run keys planned by a results directory's ``header.json``, in plan order.
+
+    With ``directory``, the runs its ``adaptive.json`` rounds added follow, in round order
+    (an adaptive block decides them as the experiment goes). None for a directory of imported
+    logs (``reliability-lab report LOGS --output DIR``): they come without a plan.
+
+    Raises
+    ------
+    RunTableError
+        The header's configuration is not a valid experiment configuration.
+    ConfigError
+        ``adaptive.json`` is unreadable.
+    """
+    if IMPORT_KEY in header.config:
+        return None
+    try:
+        config = ExperimentConfig.model_validate(header.config)
+    except ValueError as exc:
+        raise RunTableError(
+            f"header.json: config is not a valid experiment config: {exc}"
+        ) from None
+    plan = planned_keys(config, header.tasks)
+    return plan + decided_keys(directory) if directory is not None else plan

@@ -22,11 +22,12 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field
 
 from reliability_lab._secrets import redact
+from reliability_lab._version import __version__
 from reliability_lab.errors import ConfigError, RunTableError
-from reliability_lab.experiment._jsonio import dumps, write_json_atomic
 from reliability_lab.experiment.config import ExperimentConfig
 from reliability_lab.experiment.seeds import SEED_SCHEME
-from reliability_lab.runs import BASELINE, RunKey, is_simulated_model
+from reliability_lab.results._jsonio import dumps, write_json_atomic
+from reliability_lab.runs import BASELINE, KEY_COLUMNS, RunKey, is_simulated_model
 
 __all__ = [
     "HEADER_FILE",
@@ -151,14 +152,12 @@ def make_header(
     config: ExperimentConfig, tasks: list[str], *, previous: HeaderRecord | None = None
 ) -> HeaderRecord:
     """Build the header for ``config`` (keeping the creation time of ``previous``)."""
-    import reliability_lab
-
     now = _now()
     return HeaderRecord(
         suite_name=config.name,
         timestamp=previous.timestamp if previous is not None else now,
         updated=now,
-        version=reliability_lab.__version__,
+        version=__version__,
         profile=config.profile,
         seed=config.seed,
         models={a.label: a.model for a in config.agents},
@@ -360,7 +359,7 @@ def record_key(record: Mapping[str, Any], *, source: str | Path, line: int) -> R
     """
     defaults = {"condition": BASELINE, "variant": ""}
     values: list[Any] = []
-    for name in ("agent", "task_id", "condition", "variant", "run"):
+    for name in KEY_COLUMNS:
         if name not in record and name not in defaults:
             raise RunTableError(f"{source}: line {line}: field {name!r} is missing")
         value = record.get(name, defaults.get(name))

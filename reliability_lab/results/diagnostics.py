@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from reliability_lab.report.registry import METRIC_REGISTRY
+from reliability_lab.metrics.registry import METRIC_REGISTRY
 from reliability_lab.runs import INFRASTRUCTURE_PREFIX, session_id
 
 __all__ = ["confidence_errors", "diagnostic_lines", "infra_errors", "r_dimensions"]

@@ -10,7 +10,7 @@ run twice in ``results.jsonl``:
 
 1. the removed records are appended to the audit file in one write, then fsynced;
 2. ``results.jsonl`` is replaced atomically by its kept lines, byte for byte
-   (:func:`~reliability_lab.experiment.store.replace_lines`).
+   (:func:`~reliability_lab.results.store.replace_lines`).
 
 Killed before step 2 completes, ``results.jsonl`` is unchanged and the next attempt moves the
 same records again; an audit entry already present (same record bytes, same reason) is not
@@ -30,8 +30,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from reliability_lab.experiment._jsonio import dumps
-from reliability_lab.experiment.store import RESULTS_FILE, ResultLine, replace_lines
+from reliability_lab.results._jsonio import dumps
+from reliability_lab.results.store import RESULTS_FILE, ResultLine, replace_lines
 
 __all__ = ["AUDIT_FILE", "AuditMove", "audit_counts", "move_to_audit", "read_audit"]
 
@@ -87,7 +87,7 @@ def move_to_audit(
 ) -> None:
     """Take ``moves`` out of ``results.jsonl`` (which holds ``entries``) into the audit file.
 
-    The caller holds the directory's lock (:class:`~reliability_lab.experiment.lock.DirectoryLock`)
+    The caller holds the directory's lock (:class:`~reliability_lab.results.lock.DirectoryLock`)
     and passes every current line of ``results.jsonl`` as ``entries``. Nothing is written when
     ``moves`` is empty. See the module docstring for the order of writes.
     """

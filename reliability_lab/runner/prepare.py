@@ -16,33 +16,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reliability_lab.errors import ConfigError
-from reliability_lab.experiment._jsonio import write_json_atomic
 from reliability_lab.experiment.config import ExperimentConfig
+from reliability_lab.experiment.plan import condition_artifacts
 from reliability_lab.perturbations import PrepareContext, PreparedCondition, get_condition
+from reliability_lab.results._jsonio import write_json_atomic
 
 if TYPE_CHECKING:
     from reliability_lab.agents import RunSpec
 
-__all__ = ["attach_prepared", "condition_artifacts", "prepare_conditions"]
-
-
-def condition_artifacts(config: ExperimentConfig) -> dict[str, str]:
-    """Condition name → artifact file name, for the conditions that prepare one.
-
-    Raises
-    ------
-    ConfigError
-        Two conditions would write the same artifact file.
-    """
-    out: dict[str, str] = {}
-    for condition in config.conditions:
-        artifact = get_condition(condition.name).artifact
-        if artifact is None:
-            continue
-        if artifact in out.values():
-            raise ConfigError(f"conditions: two conditions write the same artifact {artifact!r}")
-        out[condition.name] = artifact
-    return out
+__all__ = ["attach_prepared", "prepare_conditions"]
 
 
 def _read(path: Path) -> dict[str, Any] | None:

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from reliability_lab.sessions.signals import MetricResult
+from reliability_lab.metrics.signals import MetricResult
 
 __all__ = [
     "DEFAULT_SIGNAL_WEIGHTS",

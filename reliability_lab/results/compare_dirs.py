@@ -4,7 +4,7 @@ Both directories are read as run tables (``results.jsonl``; no model is called, 
 loaded). Agents are matched by label: every label present in both is compared (``--agent``
 restricts to some, ``--agent OLD=NEW`` pairs differently named ones); when each directory
 holds exactly one agent, the two are paired whatever their labels. Each pair is compared with
-:func:`reliability_lab.stats.compare_agents` on the tasks both ran: the difference NEW − OLD
+:func:`reliability_lab.report.compare_agents` on the tasks both ran: the difference NEW − OLD
 per metric, its paired bootstrap interval, a p-value and its Holm adjustment.
 
 Gates are written like ordinary gates but apply to the **difference** (so thresholds may be
@@ -26,7 +26,7 @@ import pandas as pd
 
 from reliability_lab.errors import ConfigError
 from reliability_lab.experiment.gates import compare, normalise_op, parse_gate_text
-from reliability_lab.report.registry import REPORT_METRICS
+from reliability_lab.metrics.registry import REPORT_METRICS
 
 __all__ = [
     "Comparison",
@@ -113,7 +113,7 @@ class Comparison:
 
 
 def _profile(directory: Path) -> str:
-    from reliability_lab.experiment.store import read_header
+    from reliability_lab.results.store import read_header
 
     return read_header(directory).profile
 
@@ -186,9 +186,9 @@ def compare_results(
     RunTableError
         A directory that is not readable results.
     """
-    from reliability_lab.experiment.results import load_results
-    from reliability_lab.report.profiles import get_profile
-    from reliability_lab.stats.compare import compare_agents
+    from reliability_lab.metrics.profiles import get_profile
+    from reliability_lab.report.compare import compare_agents
+    from reliability_lab.results.read import load_results
 
     parsed = [DifferenceGate.parse(g) for g in gates or []]
     old_dir, new_dir = Path(old), Path(new)
@@ -235,7 +235,7 @@ def _fmt(value: float, signed: bool = False) -> str:
 
 def format_comparison(comparison: Comparison) -> str:
     """The comparison as text: per agent pair a table of what changed, then the gates."""
-    from reliability_lab.experiment.console import FAILED, PASSED, _table
+    from reliability_lab.results.console import FAILED, PASSED, _table
 
     lines = [f"Comparing {comparison.old} (old) → {comparison.new} (new)"]
     for pair, table in comparison.tables.items():

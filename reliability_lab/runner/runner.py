@@ -13,48 +13,32 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from reliability_lab.errors import ConfigError
-from reliability_lab.experiment.adaptive import adaptive_keys, run_adaptive
-from reliability_lab.experiment.audit import AuditMove, move_to_audit
 from reliability_lab.experiment.config import ExperimentConfig, load_config, parse_config
-from reliability_lab.experiment.execution import (
+from reliability_lab.experiment.plan import build_plan, resolve_tasks
+from reliability_lab.results.directory import ResultsDirectory
+from reliability_lab.results.lock import DirectoryLock
+from reliability_lab.results.store import RESULTS_FILE, ResultsWriter
+from reliability_lab.results.summary import ExperimentSummary, summarize_directory
+from reliability_lab.results.traces import make_scorer, trace_maker
+from reliability_lab.runner.adaptive import adaptive_keys, run_adaptive
+from reliability_lab.runner.execution import (
     ExecuteFn,
     RunOutput,
     execute_one,
     make_client,
     make_context,
-    make_scorer,
-    trace_maker,
 )
-from reliability_lab.experiment.lock import DirectoryLock
-from reliability_lab.experiment.plan import build_plan, resolve_tasks
-from reliability_lab.experiment.preflight import check_preflight
-from reliability_lab.experiment.prepare import attach_prepared, prepare_conditions
-from reliability_lab.experiment.progress import progress_bar
-from reliability_lab.experiment.results import records_to_run_table
-from reliability_lab.experiment.store import (
-    HEADER_FILE,
-    RESULTS_FILE,
-    HeaderRecord,
-    ResultLine,
-    ResultsWriter,
-    check_resumable,
-    check_run_keys,
-    make_header,
-    read_header,
-    read_result_entries,
-    write_header,
-)
-from reliability_lab.experiment.summary import ExperimentSummary, summarize_directory
-from reliability_lab.experiment.traces import TRACES_FILE, reconcile_traces
-from reliability_lab.runs import INFRASTRUCTURE_PREFIX, RunKey, run_key, session_id
+from reliability_lab.runner.preflight import check_preflight
+from reliability_lab.runner.prepare import attach_prepared, prepare_conditions
+from reliability_lab.runner.progress import progress_bar
+from reliability_lab.runs import RunKey, run_key
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -103,72 +87,6 @@ class ExperimentOutcome:
     def report(self) -> pd.DataFrame:
         """The per-agent reliability report, with intervals (see ``reliability_report``)."""
         return self.summary.report
-
-
-#: Audit reason of a record whose run a resume executes again.
-INFRA_RETRY_REASON = "infrastructure error; run executed again"
-
-
-@dataclass(frozen=True)
-class _Existing:
-    """What the output directory holds before this call (read under the lock)."""
-
-    previous: HeaderRecord | None
-    entries: list[ResultLine]
-    """Every record of ``results.jsonl``."""
-    retry: list[ResultLine]
-    """Records of infrastructure errors whose runs are executed again."""
-
-    @property
-    def kept(self) -> list[dict[str, Any]]:
-        """Records that stay: the runs already done."""
-        retried = {e.line for e in self.retry}
-        return [e.record for e in self.entries if e.line not in retried]
-
-
-def _is_infrastructure(record: dict[str, Any]) -> bool:
-    return str(record.get("error") or "").startswith(INFRASTRUCTURE_PREFIX)
-
-
-def _read_directory(
-    config: ExperimentConfig,
-    tasks: list[str],
-    planned: set[RunKey],
-    *,
-    retry_infra: bool,
-) -> _Existing:
-    """Validate the output directory's contents against ``config`` (no writes except cutting
-    off an incomplete last line); every record is checked before any run starts."""
-    out = config.output_dir()
-    results_path = out / RESULTS_FILE
-    if not (out / HEADER_FILE).exists():
-        if results_path.exists() and results_path.stat().st_size > 0:
-            raise ConfigError(
-                f"{out}: has {RESULTS_FILE} but no {HEADER_FILE}; refusing to mix results of an "
-                "unknown configuration. Use another output directory."
-            )
-        return _Existing(None, [], [])
-    previous = read_header(out)
-    check_resumable(out, previous, config, tasks)
-    entries = read_result_entries(results_path, repair=True)
-    keys = check_run_keys([e.record for e in entries], results_path)
-    for entry, key in zip(entries, keys, strict=True):
-        if key not in planned:
-            raise ConfigError(
-                f"{results_path}: line {entry.line}: holds run {key}, which this config does not "
-                f"plan (K={config.runs}); use the original number of runs or another output "
-                "directory"
-            )
-    records_to_run_table([e.record for e in entries], source=str(results_path))
-    retry = [e for e in entries if _is_infrastructure(e.record)] if retry_infra else []
-    return _Existing(previous, entries, retry)
-
-
-def make_trace_builder(
-    config: ExperimentConfig,
-) -> Callable[[Mapping[str, Any]], list[dict[str, Any]]]:
-    """The trace JSON objects of a record of ``config``'s experiment (no model is called)."""
-    return trace_maker(make_scorer(config, None))
 
 
 RunOne = Callable[["RunSpec"], Awaitable[RunOutput]]
@@ -262,8 +180,8 @@ async def arun_experiment(
     plan = build_plan(config, tasks, source=source)
     with DirectoryLock(config.output_dir()):
         allowed = {s.key for s in plan} | adaptive_keys(config, tasks)  # what may be recorded
-        existing = _read_directory(config, tasks, allowed, retry_infra=retry_infra)
-        done = {run_key(r) for r in existing.kept}
+        existing = ResultsDirectory.open(config, tasks, allowed, retry_infra=retry_infra)
+        done = existing.done
         pending = [spec for spec in plan if spec.key not in done]
         may_run = pending or config.adaptive is not None  # adaptive rounds may add runs
         if preflight and may_run:  # before anything is written or paid for
@@ -280,7 +198,7 @@ async def _execute_locked(
     config: ExperimentConfig,
     tasks: list[str],
     plan: list[RunSpec],
-    existing: _Existing,
+    existing: ResultsDirectory,
     pending: list[RunSpec],
     llm: LLMClient,
     run_one: RunOne,
@@ -290,15 +208,8 @@ async def _execute_locked(
     """Prepare the conditions, reconcile the traces, execute and record every pending run
     and the adaptive rounds; (failures, adaptive runs executed, the pending runs)."""
     out = config.output_dir()
-    records = existing.kept
     pending = await _with_prepared(config, tasks, out, llm, pending)
-    reconcile_traces(
-        out / TRACES_FILE,
-        records,
-        session_id=session_id,
-        make_traces=trace_maker(make_scorer(config, llm)),
-        retired={session_id(e.record) for e in existing.retry},
-    )
+    existing.reconcile_traces(trace_maker(make_scorer(config, llm)))
     bar = progress_bar(
         total=len(plan),
         initial=len(plan) - len(pending),
@@ -306,11 +217,8 @@ async def _execute_locked(
         enabled=progress,
     )
     try:
-        with (
-            ResultsWriter(out / RESULTS_FILE) as writer,
-            ResultsWriter(out / TRACES_FILE) as traces_writer,
-        ):
-            recorder = _Recorder(writer, traces_writer, bar, {run_key(r) for r in records})
+        with existing.writers() as (writer, traces_writer):
+            recorder = _Recorder(writer, traces_writer, bar, existing.done)
             run_specs = partial(
                 _execute_all, run_one=run_one, recorder=recorder, max_concurrent=max_concurrent
             )
@@ -327,25 +235,18 @@ async def _run_locked(
     config: ExperimentConfig,
     tasks: list[str],
     plan: list[RunSpec],
-    existing: _Existing,
+    existing: ResultsDirectory,
     pending: list[RunSpec],
     execute: ExecuteFn,
     progress: bool,
 ) -> ExperimentOutcome:
     """The experiment, while this process holds the output directory's lock."""
     out = config.output_dir()
-    records = existing.kept
-    if existing.retry:  # the old records leave the run table for the audit file first
-        move_to_audit(
-            out,
-            existing.entries,
-            [AuditMove(e, INFRA_RETRY_REASON, str(e.record.get("error"))) for e in existing.retry],
-        )
-    write_header(out, make_header(config, tasks, previous=existing.previous))
+    existing.begin(config, tasks)
     may_run = bool(pending) or config.adaptive is not None
     with ExitStack() as stack:
         if config.executor.kind == "ray" and may_run:
-            from reliability_lab.experiment.ray_executor import RayRuns, ray_connection
+            from reliability_lab.runner.ray_executor import RayRuns, ray_connection
 
             ray = stack.enter_context(ray_connection(config.executor))
             cluster = RayRuns(ray, config, out, execute)
@@ -373,7 +274,7 @@ async def _run_locked(
     return ExperimentOutcome(
         output_dir=out,
         n_planned=len(plan),
-        n_previous=len(records),
+        n_previous=len(existing.kept),
         n_executed=len(pending) + n_adaptive,
         summary=summary,
         n_retried=len(existing.retry),
@@ -429,7 +330,7 @@ def run_experiment(
         Invalid config, unknown environment/task, a model litellm cannot route or whose API
         key is not set, an output directory holding results of different settings, or one in
         use by another process
-        (:class:`~reliability_lab.experiment.lock.DirectoryLockedError`).
+        (:class:`~reliability_lab.results.lock.DirectoryLockedError`).
     RunTableError
         A damaged or duplicate record in ``results.jsonl`` (nothing is executed).
     ExperimentError

@@ -11,19 +11,19 @@ driver, so where a run executes cannot change what it records (docs/distributed.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reliability_lab.experiment.config import ExperimentConfig
+from reliability_lab.results.traces import make_scorer, traces_of
 from reliability_lab.sessions.scoring import SessionScorer, trace_records
 
 if TYPE_CHECKING:
     from reliability_lab.agents import RunResult, RunSpec
     from reliability_lab.llm import CallLimiter, LLMClient
     from reliability_lab.safety import SafetyJudge
-    from reliability_lab.sessions.tracing import Trace
 
 __all__ = [
     "CACHE_DIR",
@@ -33,8 +33,6 @@ __all__ = [
     "execute_one",
     "make_client",
     "make_context",
-    "make_scorer",
-    "trace_maker",
 ]
 
 ExecuteFn = Callable[["RunSpec", "LLMClient"], Awaitable["RunResult"]]
@@ -60,22 +58,6 @@ def make_client(
     )
 
 
-def make_scorer(config: ExperimentConfig, llm: LLMClient | None) -> SessionScorer:
-    """The session scorer of ``config``'s experiment (``llm`` None: traces only)."""
-    from reliability_lab.envs import get_environment
-
-    env = get_environment(config.environment.name)
-    settings = config.sessions
-    return SessionScorer(
-        judge_model=settings.judge_model,
-        judge_params=settings.judge_params,
-        embedder=settings.embedder,
-        signal_weights=settings.signal_weights,
-        llm=llm,
-        tools={config.environment.name: env.tool_schemas},
-    )
-
-
 def _make_judge(config: ExperimentConfig, llm: LLMClient) -> Callable[[str], SafetyJudge | None]:
     """``judge_for(condition)``: the experiment's safety judge for runs of that condition, or
     None (judge off, or a condition it does not audit)."""
@@ -91,19 +73,6 @@ def _make_judge(config: ExperimentConfig, llm: LLMClient) -> Callable[[str], Saf
         max_invalid_retries=settings.max_invalid_retries,
     )
     return lambda condition: judge if settings.judges(condition) else None
-
-
-def _traces_of(scorer: SessionScorer, record: dict[str, Any]) -> list[Trace] | None:
-    """A record's traces, or None when its trajectory cannot be traced."""
-    try:
-        return scorer.traces(record)
-    except (TypeError, ValueError):  # not OpenAI-format messages; the scorer says why
-        return None
-
-
-def trace_maker(scorer: SessionScorer) -> Callable[[Mapping[str, Any]], list[dict[str, Any]]]:
-    """A record's trace JSON objects, as ``traces.jsonl`` holds them."""
-    return lambda record: trace_records(_traces_of(scorer, dict(record)) or [])
 
 
 @dataclass(frozen=True)
@@ -158,7 +127,7 @@ async def execute_one(spec: RunSpec, ctx: RunContext) -> RunOutput:
     if result.key != spec.key:
         raise RuntimeError(f"execute returned the result of run {result.key}")
     record: dict[str, Any] = result.model_dump(mode="json")
-    traces = _traces_of(ctx.scorer, record)
+    traces = traces_of(ctx.scorer, record)
     if ctx.score_sessions:
         scores = await ctx.scorer.score(record, traces)
         record["session"] = scores.model_dump(mode="json")

@@ -5,17 +5,17 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from reliability_lab.experiment.adaptive import adaptive_lines
-from reliability_lab.experiment.diagnostics import diagnostic_lines
-from reliability_lab.experiment.robustness import robustness_lines
-from reliability_lab.experiment.summary import (
+from reliability_lab.metrics.registry import METRIC_REGISTRY
+from reliability_lab.report.text import metric_note, value_with_ci
+from reliability_lab.results.adaptive_block import adaptive_lines
+from reliability_lab.results.diagnostics import diagnostic_lines
+from reliability_lab.results.robustness_block import robustness_lines
+from reliability_lab.results.summary import (
     HASHING_EMBEDDER_NOTICE,
     SIMULATED_JUDGE_NOTICE,
     SIMULATED_NOTICE,
     ExperimentSummary,
 )
-from reliability_lab.report.registry import METRIC_REGISTRY
-from reliability_lab.report.text import metric_note, value_with_ci
 from reliability_lab.runs import SEVERITY_WEIGHTS, is_simulated_model
 
 __all__ = ["FAILED", "PASSED", "format_summary", "verdict"]

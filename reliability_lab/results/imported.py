@@ -5,7 +5,7 @@ summary as for an experiment. Its settings — where the runs came from, the met
 bootstrap settings and gates — are an :class:`ImportConfig`, stored in ``header.json`` in
 place of an experiment config, so that a directory written with ``--output`` is a results
 directory like any other: ``reliability-lab report DIR`` and
-:func:`~reliability_lab.experiment.load_results` read it back.
+:func:`~reliability_lab.results.load_results` read it back.
 """
 
 from __future__ import annotations
@@ -19,17 +19,18 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from reliability_lab._version import __version__
 from reliability_lab.errors import ConfigError
-from reliability_lab.experiment._jsonio import dumps
 from reliability_lab.experiment.config import (
     ReportSettings,
     SessionSettings,
     format_validation_error,
 )
 from reliability_lab.experiment.gates import GateConfig
-from reliability_lab.experiment.results import RESULT_SCHEMA_VERSION
-from reliability_lab.experiment.store import RESULTS_FILE, HeaderRecord, write_header
-from reliability_lab.report.profiles import get_profile
+from reliability_lab.metrics.profiles import get_profile
+from reliability_lab.results._jsonio import dumps
+from reliability_lab.results.read import RESULT_SCHEMA_VERSION
+from reliability_lab.results.store import RESULTS_FILE, HeaderRecord, write_header
 from reliability_lab.runs import KEY_COLUMNS, is_simulated_model
 
 __all__ = [
@@ -177,8 +178,6 @@ def _models(runs: pd.DataFrame, fallback: str) -> dict[str, str]:
 
 def import_header(runs: pd.DataFrame, config: ImportConfig) -> HeaderRecord:
     """The ``header.json`` record of an imported run table."""
-    import reliability_lab
-
     now = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     models = _models(runs, f"{config.imported_from.format} log")
     settings = config.model_dump(mode="json")
@@ -186,7 +185,7 @@ def import_header(runs: pd.DataFrame, config: ImportConfig) -> HeaderRecord:
         suite_name=config.name,
         timestamp=now,
         updated=now,
-        version=reliability_lab.__version__,
+        version=__version__,
         profile=config.profile,
         seed=config.seed,
         models=models,

@@ -20,7 +20,6 @@ pilot's runs per task (the mean of 1/K is what enters the variance).
 from __future__ import annotations
 
 import math
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -28,11 +27,11 @@ import numpy as np
 import pandas as pd
 
 from reliability_lab.errors import RunTableError
-from reliability_lab.report._report import bootstrap_replicates
+from reliability_lab.metrics.profiles import MetricProfile, get_profile
+from reliability_lab.metrics.registry import REPORT_METRICS
+from reliability_lab.report._bootstrap import agent_rng, bootstrap_replicates, point_estimates
 from reliability_lab.report._taskstats import TaskStats
 from reliability_lab.report._within import RunResampler
-from reliability_lab.report.profiles import MetricProfile, get_profile
-from reliability_lab.report.registry import REPORT_METRICS
 from reliability_lab.runs import BASELINE, is_infrastructure_error, validate_run_table
 
 __all__ = ["RunPlan", "plan_runs"]
@@ -116,10 +115,10 @@ def _components(
     base = runs[runs["condition"] == BASELINE]
     k_per_task = base.groupby("task_id")["run"].count().to_numpy(dtype=float)
     k0 = float(len(k_per_task) / np.sum(1.0 / k_per_task)) if len(k_per_task) else math.nan
-    rng = np.random.default_rng([seed, zlib.crc32(agent.encode("utf-8"))])
+    rng = agent_rng(seed, agent)
     tasks = bootstrap_replicates(stats, n_boot, rng)
     within = RunResampler.build(runs, stats, prof).evaluate(np.ones((n_boot, stats.n_tasks)), rng)
-    point = {k: float(v[0]) for k, v in stats.evaluate(np.ones((1, stats.n_tasks))).items()}
+    point = point_estimates(stats)
     out = {}
     for name in point:
         var_t, var_w = (
@@ -187,7 +186,7 @@ def plan_runs(
 
     Examples
     --------
-    >>> from reliability_lab.stats import SimulatedAgent, simulate_runs
+    >>> from reliability_lab.simulate import SimulatedAgent, simulate_runs
     >>> pilot = simulate_runs(SimulatedAgent(name="a"), n_tasks=40, runs=4, seed=2)
     >>> plan = plan_runs(pilot, metric="accuracy", halfwidth=0.05, n_boot=200)
     >>> int(plan.table.loc[("a", "accuracy"), "runs_per_task"])

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from reliability_lab.metrics.registry import METRIC_REGISTRY
 from reliability_lab.report._report import reliability_report
-from reliability_lab.report.registry import METRIC_REGISTRY
 from reliability_lab.runs import BASELINE, is_infrastructure_error
 
 __all__ = ["ADAPTIVE_METRICS", "AdaptiveAllocator", "AdaptiveStep"]

@@ -9,13 +9,13 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from reliability_lab.sessions.judges._prompts import SYSTEM_PROMPT
-
 __all__ = [
     "DEFAULT_JUDGE_MODEL",
+    "SYSTEM_PROMPT",
     "CachingLLM",
     "JudgeError",
     "JudgeLLM",
+    "LLMWrapper",
     "Stages",
     "check_threshold",
 ]
@@ -25,6 +25,13 @@ __all__ = [
 DEFAULT_JUDGE_MODEL = "sim/judge"
 #: Default parameters of every judge call (overridable per call).
 DEFAULT_JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0}
+
+#: System prompt of the staged judges: evidence-based, one JSON object per stage.
+SYSTEM_PROMPT = (
+    "You are a strict, impartial evaluator of AI agent behaviour. Base every statement on "
+    "evidence in the material you are given. Answer with a single JSON object that matches "
+    "the requested schema and nothing else."
+)
 
 S = TypeVar("S", bound=BaseModel)
 
@@ -191,7 +198,27 @@ class Stages:
         )
 
 
-class CachingLLM:
+class LLMWrapper:
+    """A :class:`JudgeLLM` in front of another: the ``acompletion`` signature written once.
+
+    Subclasses override :meth:`call`, which receives the request as the keyword arguments of
+    :meth:`JudgeLLM.acompletion` (``model``, ``messages`` and whichever of ``tools``,
+    ``cache_key_extra`` and the provider parameters the caller passed).
+    """
+
+    def __init__(self, llm: JudgeLLM) -> None:
+        self.llm = llm
+
+    async def acompletion(self, **request: Any) -> Any:
+        """Like the wrapped client's ``acompletion`` (:class:`JudgeLLM`), through :meth:`call`."""
+        return await self.call(request)
+
+    async def call(self, request: dict[str, Any]) -> Any:
+        """Forward ``request`` to the wrapped client (override to add behaviour)."""
+        return await self.llm.acompletion(**request)
+
+
+class CachingLLM(LLMWrapper):
     """Wraps an LLM client and memoises identical ``acompletion`` requests in memory.
 
     The wrapped client's own on-disk cache (if configured) still applies; this layer only
@@ -199,28 +226,12 @@ class CachingLLM:
     """
 
     def __init__(self, llm: JudgeLLM) -> None:
-        self.llm = llm
+        super().__init__(llm)
         self._memo: dict[str, Any] = {}
 
-    async def acompletion(
-        self,
-        *,
-        model: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None = None,
-        cache_key_extra: str = "",
-        **params: Any,
-    ) -> Any:
-        """Like the wrapped client's ``acompletion``; identical requests are answered once."""
-        key = json.dumps(
-            [model, messages, tools, cache_key_extra, params], sort_keys=True, default=str
-        )
+    async def call(self, request: dict[str, Any]) -> Any:
+        """Identical requests are answered once."""
+        key = json.dumps(request, sort_keys=True, default=str)
         if key not in self._memo:
-            self._memo[key] = await self.llm.acompletion(
-                model=model,
-                messages=messages,
-                tools=tools,
-                cache_key_extra=cache_key_extra,
-                **params,
-            )
+            self._memo[key] = await self.llm.acompletion(**request)
         return self._memo[key]

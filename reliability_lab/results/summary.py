@@ -26,33 +26,32 @@ import pandas as pd
 
 from reliability_lab._secrets import redact
 from reliability_lab.errors import RunTableError, UndefinedMetricWarning
-from reliability_lab.experiment._jsonio import dumps, write_json_atomic
-from reliability_lab.experiment.adaptive import adaptive_summary
-from reliability_lab.experiment.audit import audit_counts
 from reliability_lab.experiment.config import ExperimentConfig, SessionSettings
-from reliability_lab.experiment.coverage import gates_per_agent, plan_coverage
-from reliability_lab.experiment.diagnostics import confidence_errors, infra_errors, r_dimensions
 from reliability_lab.experiment.gates import SCORE_METRICS, GateConfig, GateResult, evaluate_gates
-from reliability_lab.experiment.imported import (
+from reliability_lab.experiment.plan import condition_artifacts
+from reliability_lab.report.passk import pass_k_table
+from reliability_lab.results._jsonio import dumps, write_json_atomic
+from reliability_lab.results.adaptive_block import adaptive_summary
+from reliability_lab.results.audit import audit_counts
+from reliability_lab.results.coverage import gates_per_agent, header_plan, plan_coverage
+from reliability_lab.results.diagnostics import confidence_errors, infra_errors, r_dimensions
+from reliability_lab.results.imported import (
     IMPORT_KEY,
     ImportConfig,
     import_header,
     write_import,
 )
-from reliability_lab.experiment.plan import header_plan
-from reliability_lab.experiment.prepare import condition_artifacts
-from reliability_lab.experiment.results import records_to_run_table
-from reliability_lab.experiment.robustness import robustness_summary
-from reliability_lab.experiment.safety_summary import safety_summary
-from reliability_lab.experiment.store import (
+from reliability_lab.results.read import records_to_run_table
+from reliability_lab.results.robustness_block import robustness_summary
+from reliability_lab.results.safety_block import safety_summary
+from reliability_lab.results.store import (
     RESULTS_FILE,
     HeaderRecord,
     check_run_keys,
     read_header,
     read_result_lines,
 )
-from reliability_lab.experiment.traces import TRACES_FILE
-from reliability_lab.report.passk import pass_k_table
+from reliability_lab.results.traces import TRACES_FILE
 from reliability_lab.runs import BASELINE, is_infrastructure_error
 
 __all__ = [

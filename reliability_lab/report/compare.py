@@ -25,7 +25,6 @@ dependent: R_Con contains C_out).
 from __future__ import annotations
 
 import math
-import zlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,10 +32,17 @@ import numpy as np
 import pandas as pd
 
 from reliability_lab.errors import RunTableError
+from reliability_lab.metrics.profiles import MetricProfile, get_profile
+from reliability_lab.metrics.registry import METRIC_REGISTRY, REPORT_METRICS
+from reliability_lab.report._bootstrap import (
+    agent_rng,
+    paired_replicates,
+    percentile_interval,
+    point_estimates,
+    undefined_share,
+)
 from reliability_lab.report._report import _check_options
 from reliability_lab.report._taskstats import TaskStats
-from reliability_lab.report.profiles import MetricProfile, get_profile
-from reliability_lab.report.registry import METRIC_REGISTRY, REPORT_METRICS
 from reliability_lab.runs import is_infrastructure_error, validate_run_table
 
 __all__ = ["ADJUSTMENT", "compare_agents", "holm"]
@@ -211,7 +217,7 @@ def compare_agents(
 
     Examples
     --------
-    >>> from reliability_lab.stats import SimulatedAgent, simulate_runs
+    >>> from reliability_lab.simulate import SimulatedAgent, simulate_runs
     >>> runs = simulate_runs([SimulatedAgent(name="old", success_a=0.6, success_b=0.6),
     ...                       SimulatedAgent(name="new", success_a=0.3, success_b=0.3)],
     ...                      n_tasks=60, runs=5, seed=1)
@@ -226,31 +232,23 @@ def compare_agents(
     base_runs, cand_runs, dropped = _common_runs(runs, baseline, candidate)
     stats = (TaskStats.build(base_runs, prof), TaskStats.build(cand_runs, prof))
     n_tasks = stats[0].n_tasks
-    ones = np.ones((1, n_tasks))
-    base_point, cand_point = ({k: float(v[0]) for k, v in s.evaluate(ones).items()} for s in stats)
-    point = (base_point, cand_point)
+    point = (point_estimates(stats[0]), point_estimates(stats[1]))
     names, left_out = _metrics(metrics, point, (baseline, candidate))
-    rng = np.random.default_rng(
-        [seed, zlib.crc32(baseline.encode("utf-8")), zlib.crc32(candidate.encode("utf-8"))]
-    )
-    weights = rng.multinomial(n_tasks, np.full(n_tasks, 1.0 / n_tasks), size=n_boot)
-    boot = [s.evaluate(weights.astype(float)) for s in stats]
+    rng = agent_rng(seed, baseline, candidate)
+    boot = paired_replicates(stats, n_boot, rng)
     alpha = 1 - confidence_level
     rows: list[dict[str, Any]] = []
     for name in names:
         delta = boot[1][name] - boot[0][name]
-        defined = delta[~np.isnan(delta)]
-        lo, hi = (
-            np.quantile(defined, [alpha / 2, 1 - alpha / 2]) if defined.size else (math.nan,) * 2
-        )
-        row = {
+        lo, hi = percentile_interval(delta, alpha)
+        row: dict[str, Any] = {
             "metric": name,
             "baseline": point[0][name],
             "candidate": point[1][name],
             "difference": point[1][name] - point[0][name],
             "difference_lo": float(lo),
             "difference_hi": float(hi),
-            "difference_undef": 1.0 - defined.size / delta.size,
+            "difference_undef": undefined_share(delta),
         }
         if METRIC_REGISTRY[name].per_task:
             d = stats[1].per_task[name] - stats[0].per_task[name]

@@ -73,7 +73,7 @@ def robustness_summary(
     directory : Path
         The results directory (to read prepared artifacts such as ``paraphrases.json``).
     artifacts : mapping
-        Condition → artifact file name (``experiment.prepare.condition_artifacts``).
+        Condition → artifact file name (``experiment.plan.condition_artifacts``).
     """
     perturbed = runs["condition"] != BASELINE
     if not perturbed.any():

@@ -1,0 +1,124 @@
+"""Report on a log path: the library verb behind ``reliability-lab report PATH``.
+
+:func:`summarize_logs` takes what the command takes — a results directory of ours, or any log
+format :func:`~reliability_lab.io.load_runs` reads — and returns the
+:class:`~reliability_lab.results.summary.ExperimentSummary` the command prints
+(:func:`~reliability_lab.results.console.format_summary`); gates decide ``summary.passed``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from reliability_lab.errors import ConfigError
+from reliability_lab.io.formats import detect_format, load_runs
+
+if TYPE_CHECKING:
+    from reliability_lab.results.summary import ExperimentSummary
+
+__all__ = ["summarize_logs"]
+
+
+def _imported_only(path: str, options: dict[str, object]) -> None:
+    given = [name for name, value in options.items() if value]
+    if given:
+        raise ConfigError(
+            f"{path}: {', '.join(given)} apply to imported logs; a results directory takes its "
+            "settings and gates from its config"
+        )
+
+
+def summarize_logs(
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    agent: str | None = None,
+    scorer: str | None = None,
+    gates: Sequence[str] | None = None,
+    profile: str | None = None,
+    n_boot: int | None = None,
+    seed: int | None = None,
+    sessions: bool = False,
+    judge_model: str | None = None,
+    output: str | os.PathLike[str] | None = None,
+) -> ExperimentSummary:
+    """The reliability summary of a log file or directory, with gates (docs/importers.md).
+
+    Parameters
+    ----------
+    path : path-like
+        A reliability_lab results directory, or a log of another harness.
+    format : str, optional
+        One of :data:`~reliability_lab.io.FORMATS`; default :func:`detect_format`.
+    agent, scorer : str, optional
+        Agent label of every run; the inspect scorer to read (inspect logs only).
+    gates : sequence of str, optional
+        Gate texts such as ``"R >= 0.7"``.
+    profile, n_boot, seed : optional
+        Metric profile, bootstrap replicates and seed of the report.
+    sessions : bool
+        Score PandaProbe session metrics from the runs' conversations.
+    judge_model : str, optional
+        Judge model of the session metrics (with ``sessions``).
+    output : path-like, optional
+        Write a results directory of the imported runs there.
+
+    Returns
+    -------
+    ExperimentSummary
+        The summary; ``passed`` says whether every gate holds.
+
+    Raises
+    ------
+    ConfigError
+        An option that does not apply to the input (named), a bad gate or setting.
+    LogFormatError
+        An unknown or malformed log.
+    """
+    from reliability_lab.results.imported import import_config
+    from reliability_lab.results.summary import summarize_directory, summarize_imported
+
+    where = os.fspath(path)
+    fmt = format or detect_format(path)
+    options = {
+        "agent": agent,
+        "scorer": scorer,
+        "gate": gates,
+        "profile": profile,
+        "n_boot": n_boot,
+        "seed": seed,
+        "output": output,
+        "sessions": sessions,
+        "judge_model": judge_model,
+    }
+    if fmt == "results":
+        _imported_only(where, {f"--{k.replace('_', '-')}": v for k, v in options.items()})
+        return summarize_directory(Path(path))
+    if scorer and fmt != "inspect":
+        raise ConfigError(f"--scorer applies to inspect logs, not to {fmt!r}")
+    runs = load_runs(path, format=fmt, agent=agent, **({"scorer": scorer} if scorer else {}))
+    session_settings = None
+    if judge_model and not sessions:
+        raise ConfigError("--judge-model applies with --sessions")
+    if sessions:
+        from reliability_lab.experiment.config import SessionSettings
+        from reliability_lab.results.imported import score_sessions
+
+        session_settings = (
+            SessionSettings(judge_model=judge_model) if judge_model else SessionSettings()
+        )
+        runs = score_sessions(runs, session_settings, source=where)
+    config = import_config(
+        runs,
+        format=fmt,
+        path=where,
+        gates=list(gates) if gates else None,
+        profile=profile,
+        seed=seed,
+        report={"n_boot": n_boot} if n_boot else None,
+        sessions=session_settings.model_dump(mode="json") if session_settings else None,
+    )
+    return summarize_imported(runs, config, output=None if output is None else Path(output))
