@@ -74,13 +74,25 @@ from reliability_lab.io._common import (
     is_provider_error,
     missing,
 )
+from reliability_lab.perturbations._runrecord import run_columns
+from reliability_lab.runs import BASELINE, CONFIDENCE_SOURCES
+
+_NO_CONFIDENCE = {"confidence": math.nan, "confidence_source": "none"}
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLog, EvalSample
 
-__all__ = ["INDEX_FILES", "InspectImportNote", "InspectLogError", "load_inspect_log"]
+__all__ = [
+    "INDEX_FILES",
+    "SAMPLE_METADATA_KEY",
+    "InspectImportNote",
+    "InspectLogError",
+    "load_inspect_log",
+]
 
 _LOG_SUFFIXES = (".eval", ".json")
+#: The key of the sample metadata the reliability_lab inspect bridge writes (docs/inspect.md).
+SAMPLE_METADATA_KEY = "reliability_lab"
 #: inspect's own index files in a log directory (``eval_set``'s manifest, the log listing):
 #: not logs, skipped without a note.
 INDEX_FILES = frozenset({"eval-set.json", "logs.json"})
@@ -300,6 +312,35 @@ def _time(value: float | None) -> float:
     return float(value) if value is not None else math.nan
 
 
+def _bridge(sample: EvalSample, source: str, where: str) -> dict[str, Any]:
+    """Condition, variant, confidence and perturbation columns of one sample.
+
+    Samples run by reliability_lab's inspect bridge carry them in their metadata
+    (:data:`SAMPLE_METADATA_KEY`); any other sample is a baseline run without confidence.
+    """
+    meta = (sample.metadata or {}).get(SAMPLE_METADATA_KEY)
+    if meta is None:
+        return {"condition": BASELINE, "variant": "", **_NO_CONFIDENCE}
+    if not isinstance(meta, Mapping):
+        raise _fail(source, where, f"metadata.{SAMPLE_METADATA_KEY}", f"not an object: {meta!r}")
+    variant = str(meta.get("variant", ""))
+    confidence = meta.get("confidence")
+    source_label = str(meta.get("confidence_source", "none"))
+    if source_label not in CONFIDENCE_SOURCES:
+        raise _fail(
+            source, where, f"metadata.{SAMPLE_METADATA_KEY}.confidence_source", repr(source_label)
+        )
+    return {
+        "bridge_task": meta.get("task"),
+        "condition": str(meta.get("condition", BASELINE)),
+        "variant": variant,
+        "confidence": float(confidence) if confidence is not None else math.nan,
+        "confidence_source": source_label,
+        "confidence_error": meta.get("confidence_error"),
+        **run_columns(meta.get("perturbation"), variant),
+    }
+
+
 def _rows(
     log: EvalLog, source: str, agent: str, scorer: str | None, success: SuccessRule
 ) -> list[dict[str, Any]]:
@@ -308,17 +349,15 @@ def _rows(
     for sample in log.samples or []:
         where = f"sample {sample.id!r} epoch {sample.epoch}"
         limit = sample.limit
+        bridge = _bridge(sample, source, where)
         rows.append(
             {
                 "agent": agent,
                 "task_id": str(sample.id),
-                "task": log.eval.task,
-                "condition": "baseline",
-                "variant": "",
+                "task": bridge.pop("bridge_task", None) or log.eval.task,
                 "run": sample.epoch - 1,
                 **_outcome(sample, name, success, source, where),
-                "confidence": math.nan,
-                "confidence_source": "none",
+                **bridge,
                 "safety_checked": False,  # no safety findings in these logs
                 **_trajectory(sample),
                 **_usage(sample),
@@ -340,7 +379,7 @@ def _renumber(rows: list[dict[str, Any]]) -> None:
     for row in rows:
         if len(tasks_per_agent[row["agent"]]) > 1:
             row["task_id"] = f"{row['task']}/{row['task_id']}"
-    offset: dict[tuple[str, str, str], int] = {}
+    offset: dict[tuple[str, str, str, str, str], int] = {}
     for file_rows in _by_file(rows):
         start = {key: offset.get(key, 0) for key in {_group(r) for r in file_rows}}
         for row in file_rows:
@@ -350,8 +389,8 @@ def _renumber(rows: list[dict[str, Any]]) -> None:
             offset[key] = max(offset.get(key, 0), row["run"] + 1)
 
 
-def _group(row: Mapping[str, Any]) -> tuple[str, str, str]:
-    return (row["agent"], row["task"], row["task_id"])
+def _group(row: Mapping[str, Any]) -> tuple[str, str, str, str, str]:
+    return (row["agent"], row["task"], row["task_id"], row["condition"], row["variant"])
 
 
 def _by_file(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:

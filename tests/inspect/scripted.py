@@ -5,7 +5,8 @@
 
 1. no tool message yet and tools offered → call the first tool, with arguments built from the
    schema it *received* (so a renamed or nested parameter is used as shown) and a string value
-   taken from the sample's first user message (its last word);
+   taken from the sample's first user message (its first id like ``O2001``, else its last
+   word);
 2. asked the confidence question → ``"<answer>"`` from the model name (``rlscripted/80`` → 80);
 3. otherwise → ``"42"`` if the last tool call succeeded (no error, non-empty result that is
    valid JSON or plain text containing ``value``), else ``"7"``; without tools, ``"42"``.
@@ -17,6 +18,7 @@ tokenizer).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from inspect_ai.model import (
@@ -71,7 +73,8 @@ def policy(input: list[ChatMessage], tools: list[ToolInfo], answer: str, model: 
         output = ModelOutput.from_content(model, answer)
     elif tools and not any(isinstance(m, ChatMessageTool) for m in input):
         first_user = next(m for m in input if isinstance(m, ChatMessageUser))
-        word = first_user.text.split()[-1].strip(".?!")
+        ids = re.findall(r"\b[A-Z]\d{3,}\b", first_user.text)
+        word = ids[0] if ids else first_user.text.split()[-1].strip(".?!")
         output = ModelOutput.for_tool_call(model, tools[0].name, arguments_for(tools[0], word))
     else:
         results = [m for m in input if isinstance(m, ChatMessageTool)]
