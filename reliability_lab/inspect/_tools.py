@@ -145,7 +145,10 @@ class SampleRun:
             definition = ToolDef(tool)
             self._originals[definition.name] = tool
         definitions = {name: ToolDef(tool) for name, tool in self._originals.items()}
-        self.environment.tool_schemas = [tool_schema(d) for d in definitions.values()]
+        # a new environment object: structural presets memoise their map per environment
+        self.environment = InspectTools(
+            self.environment.name, [tool_schema(d) for d in definitions.values()]
+        )
         if self.condition == "structural":  # the preset compiles against every tool seen
             self.perturbation = self._rebuilt_structural()
         shown = {
@@ -176,11 +179,14 @@ class SampleRun:
         async def execute(**kwargs: Any) -> Any:
             return await self.call(name, tool, kwargs)
 
+        parameters = ToolParams.model_validate(shown["parameters"])
+        for key, param in parameters.properties.items():  # inspect requires a description
+            param.description = param.description or f"the {key} object"
         return ToolDef(
             execute,
             name=name,
             description=str(shown.get("description") or definition.description),
-            parameters=ToolParams.model_validate(shown["parameters"]),
+            parameters=parameters,
             parallel=definition.parallel,
             viewer=definition.viewer,
         ).as_tool()
