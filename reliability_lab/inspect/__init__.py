@@ -13,6 +13,7 @@ from reliability_lab.inspect._build import (
     reliability_tasks,
     task_name,
 )
+from reliability_lab.inspect._experiment import run_inspect_experiment
 from reliability_lab.inspect._solver import condition_solver, run_seed
 from reliability_lab.inspect._tools import SampleRun
 
@@ -22,6 +23,7 @@ __all__ = [
     "condition_solver",
     "load_task",
     "reliability_tasks",
+    "run_inspect_experiment",
     "run_seed",
     "task_name",
 ]
