@@ -10,8 +10,8 @@ from inspect_ai.log import list_eval_logs
 
 import tests.inspect.scripted  # noqa: F401  (registers the rlscripted model)
 from reliability_lab.cli import main
-from reliability_lab.experiment.config import load_config
 from reliability_lab.errors import ConfigError
+from reliability_lab.experiment.config import load_config
 from reliability_lab.inspect import run_inspect_experiment
 
 TASKS = Path(__file__).parent / "tasks.py"
