@@ -447,7 +447,7 @@ class ExperimentConfig(_Model):
         if not self.conditions:
             raise ValueError("conditions: at least one condition is required")
         check_adaptive(self)
-        if self.inspect is not None and "environment" in self.model_fields_set:
+        if self.inspect is not None and self.environment != EnvironmentConfig():
             raise ValueError("inspect: an inspect task replaces the environment; remove one")
         unknown = sorted(set(self.safety.conditions) - set(names))
         if self.safety.judge and unknown:

@@ -24,7 +24,9 @@ run-table column         from the log
 ``agent``                ``eval.model`` (the ``agent`` argument maps model → label)
 ``task_id``              ``str(sample.id)``; prefixed ``"<task>/"`` when one agent's logs hold
                          more than one task, so ids of different tasks stay apart
-``condition``/``variant`` ``"baseline"`` / ``""``
+``condition``/``variant`` ``"baseline"`` / ``""``; samples run by the inspect bridge: from
+                         their ``reliability_lab`` metadata (``task`` there names the
+                         original task, shared by all conditions)
 ``run``                  ``epoch − 1``; a second log of the same agent and task continues
                          the numbering after the first (logs ordered by ``eval.created``)
 ``score``                the chosen scorer's value as a float (inspect's ``value_to_float``:
@@ -42,10 +44,14 @@ run-table column         from the log
 ``error``                ``sample.error.message``; provider failures (rate limits, quota,
                          outages, connection errors — recognised by the error's text) become
                          ``"infrastructure: …"``, any other error is the agent's failure
-``confidence``           NaN, ``confidence_source="none"``: inspect does not elicit one
+``confidence``           NaN, ``confidence_source="none"``: inspect does not elicit one;
+                         bridge samples: the elicited value, its source and
+                         ``confidence_error`` from the metadata
 =======================  =====================================================================
 
-Extra columns: ``prompt_tokens``, ``completion_tokens``, ``total_tokens`` (sums over
+Bridge samples also get the perturbation columns of our own runs (``intensity``, ``n_faults``,
+``n_faults_recovered``, ``faults``, ``paraphrase_id``; docs/inspect.md). Extra columns:
+``prompt_tokens``, ``completion_tokens``, ``total_tokens`` (sums over
 ``model_usage``), ``working_time_s`` (``working_time``), ``limit`` (the sample limit that fired,
 e.g. ``"message 10"``; the sample is still scored by inspect, so it is not an error),
 ``score_value`` (the raw value), ``model`` and ``source_file``.
