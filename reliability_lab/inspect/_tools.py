@@ -5,7 +5,8 @@ the same objects our own agent loop calls, with a synchronous ``call_tool(name, 
 step, execute)`` hook. :class:`SampleRun` bridges the two without a second implementation:
 the hook runs in a worker thread (``anyio.to_thread``) and its ``execute`` callback runs the
 real inspect tool back on the event loop (``anyio.from_thread``). Calls of one sample are
-serialised (a lock), so the perturbation sees them in order.
+serialised (a lock), so the perturbation sees them in order; the worker thread comes from a
+limiter of the sample's own, so waiting hooks never starve inspect's thread pool.
 
 What the model sees of an outcome:
 
@@ -120,6 +121,7 @@ class SampleRun:
         self.environment = InspectTools(f"inspect:{state.sample_id}", [])
         self.perturbation = self._build()
         self._lock = anyio.Lock()
+        self._limiter: anyio.CapacityLimiter | None = None
         self._wrapped: dict[int, Tool] = {}  # id(wrapped tool) -> itself
         self._originals: dict[str, Tool] = {}
         self.n_calls = 0
@@ -203,8 +205,16 @@ class SampleRun:
             return anyio.from_thread.run(call.run, arguments)
 
         async with self._lock:
+            # a limiter of its own: a hook waiting on its tool never holds one of the default
+            # worker threads the tool itself (or inspect) may need
+            self._limiter = self._limiter or anyio.CapacityLimiter(1)
             outcome = await anyio.to_thread.run_sync(
-                self.perturbation.call_tool, name, json.dumps(kwargs), self._step(), execute
+                self.perturbation.call_tool,
+                name,
+                json.dumps(kwargs),
+                self._step(),
+                execute,
+                limiter=self._limiter,
             )
         if call.outcome is not None and outcome is call.outcome and not outcome.is_error:
             return call.result

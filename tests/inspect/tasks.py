@@ -7,6 +7,7 @@ from pathlib import Path
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
+from inspect_ai.model import execute_tools, get_model
 from inspect_ai.scorer import includes
 from inspect_ai.solver import Generate, TaskState, generate, solver, use_tools
 from inspect_ai.tool import Tool, tool
@@ -69,4 +70,28 @@ def flaky(marker: str, epochs: int = 4) -> Task:
         solver=[_crash_once(marker), use_tools(order_status()), generate()],
         scorer=includes(),
         epochs=epochs,
+    )
+
+
+@solver
+def _private_tools():  # type: ignore[no-untyped-def]
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        tools = [order_status()]  # kept by the agent, never put in state.tools
+        output = await get_model().generate(state.messages, tools=tools)
+        state.messages.append(output.message)
+        result = await execute_tools(state.messages, tools)
+        state.messages.extend(result.messages)
+        state.output = await get_model().generate(state.messages, tools=tools)
+        return state
+
+    return solve
+
+
+@task
+def private() -> Task:
+    """One question, answered by an agent that keeps its tools to itself."""
+    return Task(
+        dataset=[Sample(input=QUESTIONS["a"], target="42", id="a")],
+        solver=_private_tools(),
+        scorer=includes(),
     )

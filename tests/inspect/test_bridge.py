@@ -155,3 +155,15 @@ def test_report_robustness_equals_an_independent_computation(run: dict[str, Any]
         expected = min(_accuracy(run["logs"][condition]) / base, 1.0)
         assert report[metric] == pytest.approx(expected)
     assert report["R_fault"] < 1.0  # failed calls make the scripted model answer wrong
+
+
+def test_tools_an_agent_keeps_private_make_the_run_an_error(tmp_path: Path) -> None:
+    task = str(Path(__file__).parent / "tasks.py") + "@private"
+    tasks = reliability_tasks(task, [ConditionSpec("fault", ("p=0.5",))], confidence=False)
+    log = eval(
+        tasks, model="rlscripted/80", log_dir=str(tmp_path), display="none", fail_on_error=False
+    )[0]
+    runs = load_inspect_log(log.location)
+    assert len(runs) == 1 and not runs["success"].iloc[0]
+    error = runs["error"].iloc[0]
+    assert "could not be perturbed" in error and not error.startswith("infrastructure:")
