@@ -67,4 +67,4 @@ def test_run_writes_inspect_logs_and_the_summary_and_resumes(
 
 def test_an_inspect_block_and_an_environment_are_exclusive(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="inspect: an inspect task replaces the environment"):
-        load_config(_config(tmp_path, environment={"name": "customer_service"}))
+        load_config(_config(tmp_path, environment={"name": "customer_service", "limit": 2}))
