@@ -401,6 +401,28 @@ class SafetySettings(_Model):
         return self.judge and condition in self.conditions
 
 
+class InspectSettings(_Model):
+    """An inspect_ai task as the experiment's tasks (docs/inspect.md; extra ``[inspect]``)."""
+
+    task: str = Field(min_length=1)
+    """``file.py@task_name`` or a registered task name (e.g. ``inspect_evals/gsm8k``)."""
+    task_args: dict[str, Any] = Field(default_factory=dict)
+    """Arguments of the task function."""
+    scorer: str | None = None
+    """The scorer deciding success, when the task has several."""
+    log_dir: str = "inspect_logs"
+    """inspect's log directory, inside the output directory (``inspect view`` reads it)."""
+    eval_set: dict[str, Any] = Field(default_factory=dict)
+    """Further keyword arguments of ``inspect_ai.eval_set`` (``max_samples``,
+    ``retry_attempts``, ``message_limit``, ``sandbox`` …)."""
+
+    @field_validator("task_args", "eval_set")
+    @classmethod
+    def _no_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
+        _reject_secrets(value)
+        return value
+
+
 class ExperimentConfig(_Model):
     """A whole experiment: agents × tasks × conditions × K runs, plus gates."""
 
@@ -448,6 +470,9 @@ class ExperimentConfig(_Model):
     metric's interval is narrow enough (``reliability_lab.runner.adaptive``)."""
     executor: ExecutorSettings = Field(default_factory=ExecutorSettings)
     """Where the runs execute: this process (``asyncio``) or a Ray cluster (``ray``)."""
+    inspect: InspectSettings | None = None
+    """Run an inspect_ai task instead of an environment: inspect's ``eval_set`` executes it
+    under every condition (agents' ``model`` are inspect model strings; docs/inspect.md)."""
 
     @field_validator("profile")
     @classmethod
@@ -471,6 +496,8 @@ class ExperimentConfig(_Model):
         if not self.conditions:
             raise ValueError("conditions: at least one condition is required")
         check_adaptive(self)
+        if self.inspect is not None and self.environment != EnvironmentConfig():
+            raise ValueError("inspect: an inspect task replaces the environment; remove one")
         unknown = sorted(set(self.safety.conditions) - set(names))
         if self.safety.judge and unknown:
             raise ValueError(

@@ -12,7 +12,8 @@ format          recognised by
                 letta-evals ``header.json``
 ``hal``         a ``*_UPLOAD.json`` file, or a directory holding some
 ``inspect``     a ``.eval`` file, a ``.json`` whose object has ``eval`` and ``samples``, or a
-                directory of ``.eval`` logs
+                directory of ``.eval`` logs or with ``eval_set``'s ``eval-set.json`` /
+                ``logs.json``
 ``tau2-bench``  a JSON object with ``simulations`` and ``info``, or a directory with
                 ``results.json`` and ``simulations/``
 ``tau-bench``   a JSON list of records with ``task_id``, ``trial``, ``reward``, ``traj``
@@ -36,7 +37,7 @@ import pandas as pd
 
 from reliability_lab.io._common import LogFormatError, missing
 from reliability_lab.io.hal import UPLOAD_SUFFIX, load_hal_results
-from reliability_lab.io.inspect_logs import load_inspect_log
+from reliability_lab.io.inspect_logs import INDEX_FILES, load_inspect_log
 from reliability_lab.io.letta_evals import load_letta_evals
 from reliability_lab.io.table import from_records
 from reliability_lab.io.tau2_bench import load_tau2_bench
@@ -84,7 +85,9 @@ def _detect_dir(path: Path) -> str | None:
         return "tau2-bench"
     if next(path.rglob(f"*{UPLOAD_SUFFIX}"), None) is not None:
         return "hal"
-    if next(path.rglob("*.eval"), None) is not None:
+    if next(path.rglob("*.eval"), None) is not None or any(
+        (path / name).exists() for name in INDEX_FILES
+    ):
         return "inspect"
     return None
 

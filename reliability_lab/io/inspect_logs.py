@@ -6,6 +6,16 @@ inspect_ai (UKGovernmentBEIS/inspect_ai) writes one log per evaluation (``.eval`
 reader (``inspect_ai.log.read_eval_log``), installed by the optional extra
 ``reliability-lab[inspect]``.
 
+What is read from a directory: every ``.eval`` and ``.json`` log under it. inspect's own index
+files (``eval-set.json``, ``logs.json``, written by ``eval_set``) are not logs and are passed
+over; any other ``.json`` that is not a log is skipped with a one-line
+:class:`InspectImportNote` naming it (a file named explicitly must be a log). When a log was
+retried — ``eval_retry``, or an ``eval_set`` attempt, written beside the errored log, as inspect
+does by default — the retry has the same ``eval.task_id`` and holds the finished samples of the
+log it retries, so only the newest log of each task id is read, by the rule inspect's
+``eval_set`` itself uses to pick a task's log (newest file modification time); a note says how
+many samples of how many superseded logs were dropped.
+
 Mapping to the run table, one row per sample and epoch:
 
 =======================  =====================================================================
@@ -14,7 +24,9 @@ run-table column         from the log
 ``agent``                ``eval.model`` (the ``agent`` argument maps model → label)
 ``task_id``              ``str(sample.id)``; prefixed ``"<task>/"`` when one agent's logs hold
                          more than one task, so ids of different tasks stay apart
-``condition``/``variant`` ``"baseline"`` / ``""``
+``condition``/``variant`` ``"baseline"`` / ``""``; samples run by the inspect bridge: from
+                         their ``reliability_lab`` metadata (``task`` there names the
+                         original task, shared by all conditions)
 ``run``                  ``epoch − 1``; a second log of the same agent and task continues
                          the numbering after the first (logs ordered by ``eval.created``)
 ``score``                the chosen scorer's value as a float (inspect's ``value_to_float``:
@@ -32,10 +44,14 @@ run-table column         from the log
 ``error``                ``sample.error.message``; provider failures (rate limits, quota,
                          outages, connection errors — recognised by the error's text) become
                          ``"infrastructure: …"``, any other error is the agent's failure
-``confidence``           NaN, ``confidence_source="none"``: inspect does not elicit one
+``confidence``           NaN, ``confidence_source="none"``: inspect does not elicit one;
+                         bridge samples: the elicited value, its source and
+                         ``confidence_error`` from the metadata
 =======================  =====================================================================
 
-Extra columns: ``prompt_tokens``, ``completion_tokens``, ``total_tokens`` (sums over
+Bridge samples also get the perturbation columns of our own runs (``intensity``, ``n_faults``,
+``n_faults_recovered``, ``faults``, ``paraphrase_id``; docs/inspect.md). Extra columns:
+``prompt_tokens``, ``completion_tokens``, ``total_tokens`` (sums over
 ``model_usage``), ``working_time_s`` (``working_time``), ``limit`` (the sample limit that fired,
 e.g. ``"message 10"``; the sample is still scored by inspect, so it is not an error),
 ``score_value`` (the raw value), ``model`` and ``source_file``.
@@ -45,10 +61,11 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pandas as pd
 
@@ -63,18 +80,43 @@ from reliability_lab.io._common import (
     is_provider_error,
     missing,
 )
+from reliability_lab.perturbations._runrecord import run_columns
+from reliability_lab.runs import BASELINE, CONFIDENCE_SOURCES
+
+_NO_CONFIDENCE = {"confidence": math.nan, "confidence_source": "none"}
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLog, EvalSample
 
-__all__ = ["InspectLogError", "load_inspect_log"]
+__all__ = [
+    "INDEX_FILES",
+    "SAMPLE_METADATA_KEY",
+    "InspectImportNote",
+    "InspectLogError",
+    "load_inspect_log",
+]
 
 _LOG_SUFFIXES = (".eval", ".json")
+#: The key of the sample metadata the reliability_lab inspect bridge writes (docs/inspect.md).
+SAMPLE_METADATA_KEY = "reliability_lab"
+#: inspect's own index files in a log directory (``eval_set``'s manifest, the log listing):
+#: not logs, skipped without a note.
+INDEX_FILES = frozenset({"eval-set.json", "logs.json"})
 SuccessRule = float | Callable[[Any], bool]
 
 
 class InspectLogError(LogFormatError):
     """An inspect_ai log cannot be imported; the message names file, sample and field."""
+
+
+class InspectImportNote(UserWarning):
+    """What the importer left out of a log directory, and why (one line on the console)."""
+
+
+class _Log(NamedTuple):
+    log: EvalLog
+    source: str
+    mtime: float
 
 
 _fail = partial(fail, error=InspectLogError)
@@ -91,15 +133,16 @@ def _inspect_log_module() -> Any:
     return inspect_log
 
 
-def _log_files(path: Path) -> list[Path]:
+def _log_files(path: Path) -> list[tuple[Path, bool]]:
+    """The candidate log files under ``path``, each with whether it was found in a directory."""
     if path.is_dir():
         files = sorted(p for p in path.rglob("*") if p.suffix in _LOG_SUFFIXES and p.is_file())
         if not files:
             raise InspectLogError(f"{path}: no .eval or .json logs in this directory")
-        return files
+        return [(file, True) for file in files if file.name not in INDEX_FILES]
     if not path.exists():
         raise missing(path)
-    return [path]
+    return [(path, False)]
 
 
 def _read(file: Path) -> EvalLog:
@@ -109,6 +152,53 @@ def _read(file: Path) -> EvalLog:
     except Exception as exc:  # inspect raises ValueError, ValidationError, zipfile errors ...
         raise InspectLogError(f"{file}: not an inspect_ai eval log ({exc})") from None
     return log
+
+
+def _note(message: str) -> None:
+    warnings.warn(InspectImportNote(message), stacklevel=3)
+
+
+def _read_all(entries: Sequence[tuple[Path, bool]]) -> list[_Log]:
+    """Read every log; a ``.json`` found in a directory that is not a log is skipped (a note)."""
+    logs: list[_Log] = []
+    for file, in_directory in entries:
+        try:
+            log = _read(file)
+        except InspectLogError as exc:
+            if not (in_directory and file.suffix == ".json"):
+                raise
+            _note(f"skipped {file}: {str(exc).removeprefix(f'{file}: ')}")
+            continue
+        logs.append(_Log(log, str(file), file.stat().st_mtime))
+    return logs
+
+
+def _latest(logs: list[_Log]) -> list[_Log]:
+    """One log per inspect task: the newest by write time, the rule of inspect's ``eval_set``.
+
+    inspect gives a retry (``eval_retry``, an ``eval_set`` attempt) the ``eval.task_id`` of
+    the log it retries and copies that log's finished samples into it, so only the newest
+    log of each task id counts (``latest_completed_task_eval_logs`` in inspect_ai's
+    ``_eval/evalset.py``: newest by file modification time). Ties fall back to
+    ``eval.created``.
+    """
+    by_task: dict[str, list[_Log]] = {}
+    for entry in logs:
+        by_task.setdefault(entry.log.eval.task_id, []).append(entry)
+    kept: list[_Log] = []
+    dropped: list[_Log] = []
+    for group in by_task.values():
+        group.sort(key=lambda e: (e.mtime, e.log.eval.created))
+        kept.append(group[-1])
+        dropped.extend(group[:-1])
+    if dropped:
+        samples = sum(len(e.log.samples or []) for e in dropped)
+        names = ", ".join(Path(e.source).name for e in dropped)
+        _note(
+            f"dropped {samples} samples of {len(dropped)} superseded inspect log(s) that a "
+            f"newer log of the same task retried (same eval.task_id): {names}"
+        )
+    return kept
 
 
 def _scorer_name(log: EvalLog, scorer: str | None, source: str) -> str:
@@ -228,6 +318,35 @@ def _time(value: float | None) -> float:
     return float(value) if value is not None else math.nan
 
 
+def _bridge(sample: EvalSample, source: str, where: str) -> dict[str, Any]:
+    """Condition, variant, confidence and perturbation columns of one sample.
+
+    Samples run by reliability_lab's inspect bridge carry them in their metadata
+    (:data:`SAMPLE_METADATA_KEY`); any other sample is a baseline run without confidence.
+    """
+    meta = (sample.metadata or {}).get(SAMPLE_METADATA_KEY)
+    if meta is None:
+        return {"condition": BASELINE, "variant": "", **_NO_CONFIDENCE}
+    if not isinstance(meta, Mapping):
+        raise _fail(source, where, f"metadata.{SAMPLE_METADATA_KEY}", f"not an object: {meta!r}")
+    variant = str(meta.get("variant", ""))
+    confidence = meta.get("confidence")
+    source_label = str(meta.get("confidence_source", "none"))
+    if source_label not in CONFIDENCE_SOURCES:
+        raise _fail(
+            source, where, f"metadata.{SAMPLE_METADATA_KEY}.confidence_source", repr(source_label)
+        )
+    return {
+        "bridge_task": meta.get("task"),
+        "condition": str(meta.get("condition", BASELINE)),
+        "variant": variant,
+        "confidence": float(confidence) if confidence is not None else math.nan,
+        "confidence_source": source_label,
+        "confidence_error": meta.get("confidence_error"),
+        **run_columns(meta.get("perturbation"), variant),
+    }
+
+
 def _rows(
     log: EvalLog, source: str, agent: str, scorer: str | None, success: SuccessRule
 ) -> list[dict[str, Any]]:
@@ -236,17 +355,15 @@ def _rows(
     for sample in log.samples or []:
         where = f"sample {sample.id!r} epoch {sample.epoch}"
         limit = sample.limit
+        bridge = _bridge(sample, source, where)
         rows.append(
             {
                 "agent": agent,
                 "task_id": str(sample.id),
-                "task": log.eval.task,
-                "condition": "baseline",
-                "variant": "",
+                "task": bridge.pop("bridge_task", None) or log.eval.task,
                 "run": sample.epoch - 1,
                 **_outcome(sample, name, success, source, where),
-                "confidence": math.nan,
-                "confidence_source": "none",
+                **bridge,
                 "safety_checked": False,  # no safety findings in these logs
                 **_trajectory(sample),
                 **_usage(sample),
@@ -268,7 +385,7 @@ def _renumber(rows: list[dict[str, Any]]) -> None:
     for row in rows:
         if len(tasks_per_agent[row["agent"]]) > 1:
             row["task_id"] = f"{row['task']}/{row['task_id']}"
-    offset: dict[tuple[str, str, str], int] = {}
+    offset: dict[tuple[str, str, str, str, str], int] = {}
     for file_rows in _by_file(rows):
         start = {key: offset.get(key, 0) for key in {_group(r) for r in file_rows}}
         for row in file_rows:
@@ -278,8 +395,8 @@ def _renumber(rows: list[dict[str, Any]]) -> None:
             offset[key] = max(offset.get(key, 0), row["run"] + 1)
 
 
-def _group(row: Mapping[str, Any]) -> tuple[str, str, str]:
-    return (row["agent"], row["task"], row["task_id"])
+def _group(row: Mapping[str, Any]) -> tuple[str, str, str, str, str]:
+    return (row["agent"], row["task"], row["task_id"], row["condition"], row["variant"])
 
 
 def _by_file(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
@@ -332,20 +449,26 @@ def load_inspect_log(
     ):
         raise ValueError(f"success: expected a number or a function, got {success!r}")
     paths = [path_or_dir] if isinstance(path_or_dir, str | os.PathLike) else list(path_or_dir)
-    files = [file for p in paths for file in _log_files(Path(p))]
-    files = list(dict.fromkeys(f.resolve() for f in files))
-    logs = sorted(((_read(f), str(f)) for f in files), key=lambda item: item[0].eval.created)
+    found: dict[Path, bool] = {}  # file -> only ever found in a directory (not named)
+    for p in paths:
+        for file, in_directory in _log_files(Path(p)):
+            found[file.resolve()] = found.get(file.resolve(), True) and in_directory
+    read = _read_all(list(found.items()))
+    if not read:
+        raise InspectLogError(f"{', '.join(map(str, paths))}: no inspect_ai eval logs")
     seen: dict[str, str] = {}
-    for log, source in logs:
-        if log.eval.eval_id in seen:
+    for entry in sorted(read, key=lambda e: e.log.eval.created):
+        if entry.log.eval.eval_id in seen:
             raise InspectLogError(
-                f"{source}: the same evaluation (eval_id {log.eval.eval_id!r}) as "
-                f"{seen[log.eval.eval_id]}; pass each log once"
+                f"{entry.source}: the same evaluation (eval_id {entry.log.eval.eval_id!r}) as "
+                f"{seen[entry.log.eval.eval_id]}; pass each log once"
             )
-        seen[log.eval.eval_id] = source
+        seen[entry.log.eval.eval_id] = entry.source
+    logs = sorted(_latest(read), key=lambda e: e.log.eval.created)
     rows: list[dict[str, Any]] = []
-    for log, source in logs:
-        rows.extend(_rows(log, source, agent_label(log.eval.model, agent), scorer, success))
+    for entry in logs:
+        label = agent_label(entry.log.eval.model, agent)
+        rows.extend(_rows(entry.log, entry.source, label, scorer, success))
     _renumber(rows)
-    source = str(files[0]) if len(files) == 1 else f"{len(files)} inspect logs"
+    source = logs[0].source if len(logs) == 1 else f"{len(logs)} inspect logs"
     return finish_table(rows, source, empty_message="the logs hold no samples")

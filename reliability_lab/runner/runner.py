@@ -354,6 +354,10 @@ def run_experiment(
     else:
         source = str(config)
         cfg = load_config(config, overrides=overrides)
+    if cfg.inspect is not None:  # inspect's eval_set executes (docs/inspect.md)
+        from reliability_lab.inspect._experiment import run_inspect_experiment
+
+        return run_inspect_experiment(cfg, progress=progress)
     if executor is not None and executor != cfg.executor.kind:
         kept = cfg.executor.model_dump(exclude_none=True) if executor == "ray" else {}
         cfg = parse_config(
