@@ -8,8 +8,9 @@ format          recognised by
 ==============  ============================================================================
 ``results``     a directory with ``header.json`` (with a ``fingerprint``) and
                 ``results.jsonl``: reliability_lab's own results directory
-``letta-evals`` a directory with ``run_k/results.jsonl``, or ``results.jsonl`` with a
-                letta-evals ``header.json``
+``letta-evals`` a directory with a ``suite.json`` (letta-evals ≥ 0.17), with
+                ``run_k/results.jsonl``, or ``results.jsonl`` with a letta-evals
+                ``header.json``
 ``hal``         a ``*_UPLOAD.json`` file, or a directory holding some
 ``inspect``     a ``.eval`` file, a ``.json`` whose object has ``eval`` and ``samples``, or a
                 directory of ``.eval`` logs
@@ -72,6 +73,9 @@ def _detect_json(path: Path) -> str | None:
 
 
 def _detect_dir(path: Path) -> str | None:
+    suite = _json_head(path / "suite.json") if (path / "suite.json").exists() else None
+    if isinstance(suite, Mapping) and "config" in suite:
+        return "letta-evals"
     header = _json_head(path / "header.json") if (path / "header.json").exists() else None
     if (path / "results.jsonl").exists():
         if isinstance(header, Mapping) and "fingerprint" in header:
