@@ -19,6 +19,7 @@ import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from types import FrameType
+from typing import Any
 
 from reliability_lab.errors import ConfigError, RunTableError
 
@@ -147,6 +148,17 @@ def _add_report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     report.add_argument("--agent", metavar="LABEL", help="agent label for every imported run")
     report.add_argument("--scorer", metavar="NAME", help="inspect logs: scorer deciding success")
     report.add_argument(
+        "--pass-threshold",
+        type=float,
+        metavar="X",
+        help="letta-evals: a sample passes when its score is at least X (not the suite rule)",
+    )
+    report.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="import logs that hold fewer results than they state, printing what is missing",
+    )
+    report.add_argument(
         "--gate", action="append", metavar="GATE", help='e.g. "R >= 0.7" (repeatable)'
     )
     report.add_argument("--profile", metavar="NAME", help="metric profile (default: default)")
@@ -169,6 +181,8 @@ def _add_report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
 _IMPORT_OPTIONS = (
     "agent",
     "scorer",
+    "pass_threshold",
+    "allow_partial",
     "gate",
     "profile",
     "n_boot",
@@ -179,11 +193,26 @@ _IMPORT_OPTIONS = (
 )
 
 
+def _load_options(args: argparse.Namespace, fmt: str) -> dict[str, Any]:
+    """The importer options of ``report`` for format ``fmt``; an option it cannot take is a
+    usage error."""
+    options: dict[str, Any] = {}
+    if args.scorer:
+        options["scorer"] = args.scorer
+    if args.pass_threshold is not None:
+        if fmt != "letta-evals":
+            raise ConfigError(f"--pass-threshold applies to letta-evals, not to {fmt!r}")
+        options["pass_threshold"] = args.pass_threshold
+    if args.allow_partial:
+        options["allow_partial"] = True
+    return options
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from reliability_lab.experiment.console import format_summary, verdict
     from reliability_lab.experiment.imported import import_config
     from reliability_lab.experiment.summary import summarize_directory, summarize_imported
-    from reliability_lab.io import detect_format, load_runs
+    from reliability_lab.io import detect_format, import_gaps, load_runs
 
     fmt = args.format or detect_format(args.path)
     if fmt == "results":
@@ -197,8 +226,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
     else:
         if args.scorer and fmt != "inspect":
             raise ConfigError(f"--scorer applies to inspect logs, not to {fmt!r}")
-        options = {"scorer": args.scorer} if args.scorer else {}
-        runs = load_runs(args.path, format=fmt, agent=args.agent, **options)
+        runs = load_runs(args.path, format=fmt, agent=args.agent, **_load_options(args, fmt))
+        for gap in import_gaps(runs):
+            print(f"partial import, missing: {gap}", file=sys.stderr)
         sessions = None
         if args.judge_model and not args.sessions:
             raise ConfigError("--judge-model applies with --sessions")

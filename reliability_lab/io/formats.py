@@ -36,7 +36,7 @@ import pandas as pd
 
 from reliability_lab.io._common import LogFormatError, missing
 from reliability_lab.io.hal import UPLOAD_SUFFIX, load_hal_results
-from reliability_lab.io.inspect_logs import load_inspect_log
+from reliability_lab.io.inspect_counts import load_inspect_checked
 from reliability_lab.io.letta_evals import load_letta_evals
 from reliability_lab.io.table import from_records
 from reliability_lab.io.tau2_bench import load_tau2_bench
@@ -122,8 +122,11 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     return found
 
 
+#: Formats whose files state their own totals, checked on import (``allow_partial=``).
+_STATES_TOTALS = ("inspect", "tau2-bench", "hal", "letta-evals")
+
 _LOADERS: Mapping[str, Callable[..., pd.DataFrame]] = {
-    "inspect": load_inspect_log,
+    "inspect": load_inspect_checked,
     "tau2-bench": load_tau2_bench,
     "hal": load_hal_results,
     "letta-evals": load_letta_evals,
@@ -148,7 +151,9 @@ def load_runs(
     agent : str, optional
         Agent label for every run (each importer's default otherwise).
     **options
-        Passed to the importer (e.g. ``scorer=`` for inspect logs).
+        Passed to the importer (e.g. ``scorer=`` for inspect logs, ``allow_partial=True`` to
+        import logs that hold fewer results than they state; dropped for formats that state
+        no totals).
 
     Raises
     ------
@@ -156,6 +161,8 @@ def load_runs(
         Unknown or undetectable format, or a malformed file (naming file, record and field).
     """
     fmt = format or detect_format(path)
+    if fmt not in _STATES_TOTALS:  # nothing to check against: the option has no effect
+        options.pop("allow_partial", None)
     if fmt == "results":
         raise LogFormatError(
             f"{path}: a reliability_lab results directory; read it with "
