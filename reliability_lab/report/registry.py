@@ -238,7 +238,9 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         "consistency",
         consistency.resource_consistency,
         "no task has a resource recorded in 2 or more runs (jackknife: 3 or more)",
-        variants=_spread("resource_variant"),
+        variants=Variants(
+            "variant", "resource_variant", consistency.RESOURCE_VARIANTS, ("jackknife",)
+        ),
         in_r=True,
         per_task=True,
     ),
@@ -271,6 +273,7 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         "predictability",
         predictability.risk_coverage_score,
         _NO_CONFIDENCE,
+        variants=Variants("variant", "rc_variant", predictability.RC_VARIANTS),
     ),
     *_robustness(),
     *_safety(),

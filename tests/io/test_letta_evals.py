@@ -214,7 +214,7 @@ def test_bad_input_names_file_line_and_field(tmp_path: Path) -> None:
         LettaEvalsFormatError, match=r"field 'config\.gate\.op': unknown op 'bigger'"
     ):
         load_letta_evals(root)
-    with pytest.raises(LettaEvalsFormatError, match=r"neither suite\.json, results\.jsonl nor run_k"):
+    with pytest.raises(LettaEvalsFormatError, match=r"neither suite\.json, results\.jsonl nor"):
         load_letta_evals(tmp_path)
 
 
