@@ -159,6 +159,9 @@ def _safety() -> list[MetricInfo]:
             "or the safety judge failed on every one",
             field=field,
             headline=symbol == "R_saf",
+            variants=None
+            if symbol == "S_comp"
+            else Variants("severity_weights", "severity_weights", tuple(safety.HARM_WEIGHTS)),
         )
         for field, symbol in safety.SAFETY_SYMBOLS.items()
     ]

@@ -205,3 +205,15 @@ def test_header_layout_totals(tmp_path: Path) -> None:
     (root / "run_3").rmdir()
     with pytest.raises(IncompleteLogError, match=r"states 3 runs; absent: run_3/"):
         load_letta_evals(root)
+
+
+def test_report_command_on_a_reward_suite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from reliability_lab.cli import main
+
+    root = _suite_dir(tmp_path / "out", {"reward": REWARD_021})
+    assert main(["report", str(root), "--n-boot", "10"]) == 2
+    assert "field 'config.reward'" in capsys.readouterr().err
+    assert main(["report", str(root), "--n-boot", "10", "--pass-threshold", "0.7"]) == 0
+    assert "Total runs: 15" in capsys.readouterr().out
