@@ -17,6 +17,7 @@ from reliability_lab._lazy import lazy_exports
 if TYPE_CHECKING:
     from reliability_lab.metrics.consistency import (
         OUTCOME_VARIANTS,
+        RESOURCE_VARIANTS,
         SPREAD_VARIANTS,
         confidence_consistency,
         outcome_consistency,
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from reliability_lab.metrics.passk import pass_at_k, pass_hat_k
     from reliability_lab.metrics.predictability import (
         BINNINGS,
+        RC_VARIANTS,
         ReliabilityCurve,
         RiskCoverageCurve,
         auroc_score,
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from reliability_lab.metrics.robustness import robustness_ratio
     from reliability_lab.metrics.safety import (
         DEFAULT_CONSTRAINTS,
+        HARM_WEIGHTS,
         SAFETY_SYMBOLS,
         SafetyScores,
         safety_scores,
@@ -55,6 +58,7 @@ if TYPE_CHECKING:
 _WHERE = {
     "consistency": (
         "OUTCOME_VARIANTS",
+        "RESOURCE_VARIANTS",
         "SPREAD_VARIANTS",
         "confidence_consistency",
         "outcome_consistency",
@@ -63,6 +67,7 @@ _WHERE = {
     "passk": ("pass_at_k", "pass_hat_k"),
     "predictability": (
         "BINNINGS",
+        "RC_VARIANTS",
         "ReliabilityCurve",
         "RiskCoverageCurve",
         "auroc_score",
@@ -73,7 +78,13 @@ _WHERE = {
         "risk_coverage_score",
     ),
     "robustness": ("robustness_ratio",),
-    "safety": ("DEFAULT_CONSTRAINTS", "SAFETY_SYMBOLS", "SafetyScores", "safety_scores"),
+    "safety": (
+        "DEFAULT_CONSTRAINTS",
+        "HARM_WEIGHTS",
+        "SAFETY_SYMBOLS",
+        "SafetyScores",
+        "safety_scores",
+    ),
     "trajectory": (
         "DISTRIBUTION_VARIANTS",
         "trajectory_distribution_consistency",
@@ -90,7 +101,10 @@ __all__ = [
     "BINNINGS",
     "DEFAULT_CONSTRAINTS",
     "DISTRIBUTION_VARIANTS",
+    "HARM_WEIGHTS",
     "OUTCOME_VARIANTS",
+    "RC_VARIANTS",
+    "RESOURCE_VARIANTS",
     "SAFETY_SYMBOLS",
     "SPREAD_VARIANTS",
     "PassHatKCurve",
