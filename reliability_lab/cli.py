@@ -147,6 +147,17 @@ def _add_report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     report.add_argument("--agent", metavar="LABEL", help="agent label for every imported run")
     report.add_argument("--scorer", metavar="NAME", help="inspect logs: scorer deciding success")
     report.add_argument(
+        "--pass-threshold",
+        type=float,
+        metavar="X",
+        help="letta-evals: a sample passes when its score is at least X (not the suite rule)",
+    )
+    report.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="import logs that hold fewer results than they state, printing what is missing",
+    )
+    report.add_argument(
         "--gate", action="append", metavar="GATE", help='e.g. "R >= 0.7" (repeatable)'
     )
     report.add_argument("--profile", metavar="NAME", help="metric profile (default: default)")
@@ -175,6 +186,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
         format=args.format,
         agent=args.agent,
         scorer=args.scorer,
+        pass_threshold=args.pass_threshold,
+        allow_partial=args.allow_partial,
         gates=args.gate,
         profile=args.profile,
         n_boot=args.n_boot,

@@ -445,7 +445,7 @@ class ExperimentConfig(_Model):
     output: str | None = None
     """Output directory; default ``results/<name>`` (relative to the working directory)."""
     profile: str = "default"
-    """Metric profile of the reliability report: ``default``, ``preprint`` or ``unbiased``
+    """Metric profile of the reliability report: ``default``, ``preprint``, ``hal`` or ``unbiased``
     (docs/methodology.md, docs/statistics.md)."""
     environment: EnvironmentConfig = Field(default_factory=EnvironmentConfig)
     """Environment and task selection."""

@@ -19,7 +19,7 @@ from reliability_lab.inspect._build import ConditionSpec, reliability_tasks
 
 if TYPE_CHECKING:
     from reliability_lab.experiment.config import ExperimentConfig
-    from reliability_lab.experiment.runner import ExperimentOutcome
+    from reliability_lab.results.outcome import ExperimentOutcome
 
 __all__ = ["run_inspect_experiment"]
 
@@ -37,7 +37,7 @@ def _paraphrase_client(config: ExperimentConfig, out: Path) -> Any:
     )
     if not llm_paraphraser:
         return None
-    from reliability_lab.experiment.execution import make_client
+    from reliability_lab.experiment.llm_client import make_client
 
     return make_client(config, out)
 
@@ -84,10 +84,10 @@ def run_inspect_experiment(
 
     from reliability_lab.errors import ConfigError
     from reliability_lab.experiment.config import load_config
-    from reliability_lab.experiment.imported import import_config
-    from reliability_lab.experiment.runner import ExperimentOutcome
-    from reliability_lab.experiment.summary import summarize_imported
     from reliability_lab.io.inspect_logs import load_inspect_log
+    from reliability_lab.results.imported import import_config
+    from reliability_lab.results.outcome import ExperimentOutcome
+    from reliability_lab.results.summary import summarize_imported
 
     cfg = config if not isinstance(config, str | os.PathLike) else load_config(config)
     settings = cfg.inspect

@@ -11,11 +11,20 @@ Each importer produces the run table and nothing else; a malformed input raises 
 - :func:`load_letta_evals` — letta-evals results directories;
 - :func:`from_records` — any table, by a column mapping;
 - :func:`detect_format` / :func:`load_runs` — recognise a path's format and import it.
+
+Where a log states its own totals (samples, tasks, trials, runs), an import that finds fewer
+raises :class:`IncompleteLogError` listing the gaps, unless ``allow_partial=True``, which
+keeps them in ``table.attrs`` (:func:`import_gaps`).
 """
 
 from __future__ import annotations
 
-from reliability_lab.io._common import LogFormatError, MissingExtraError
+from reliability_lab.io._common import (
+    IncompleteLogError,
+    LogFormatError,
+    MissingExtraError,
+    import_gaps,
+)
 from reliability_lab.io.formats import FORMATS, detect_format, load_runs
 from reliability_lab.io.hal import HalFormatError, load_hal_results
 from reliability_lab.io.hal_metrics import compare_with_hal, load_hal_metrics
@@ -35,6 +44,7 @@ __all__ = [
     "EXAMPLE_AGENT",
     "FORMATS",
     "HalFormatError",
+    "IncompleteLogError",
     "InspectLogError",
     "LettaEvalsFormatError",
     "LogFormatError",
@@ -44,6 +54,7 @@ __all__ = [
     "compare_with_hal",
     "detect_format",
     "from_records",
+    "import_gaps",
     "load_hal_metrics",
     "load_hal_results",
     "load_inspect_log",

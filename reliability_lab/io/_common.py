@@ -20,12 +20,17 @@ from reliability_lab.errors import RunTableError
 from reliability_lab.runs import INFRASTRUCTURE_PREFIX, validate_run_table
 
 __all__ = [
+    "GAPS_ATTR",
     "SUCCESS_TOLERANCE",
+    "IncompleteLogError",
     "LogFormatError",
     "MissingExtraError",
     "agent_label",
+    "check_complete",
+    "count_gap",
     "fail",
     "finish_table",
+    "import_gaps",
     "infrastructure",
     "is_int",
     "is_provider_error",
@@ -57,6 +62,21 @@ class LogFormatError(RunTableError):
 
     The message names the file, the record (index, line or sample) and the field.
     """
+
+
+class IncompleteLogError(LogFormatError):
+    """A log holds fewer results than it says it has (docs/importers.md, "Shared rules").
+
+    ``gaps`` lists what is missing, one line each.
+    """
+
+    def __init__(self, message: str, gaps: list[str]) -> None:
+        super().__init__(message)
+        self.gaps = gaps
+
+
+#: ``DataFrame.attrs`` key of the gaps a partial import accepted (``allow_partial=True``).
+GAPS_ATTR = "import_gaps"
 
 
 class MissingExtraError(ImportError, RunTableError):
@@ -247,3 +267,59 @@ def finish_table(
     if not records:
         raise LogFormatError(f"{source}: {empty_message}")
     return validate_run_table(pd.DataFrame.from_records(records), source=source)
+
+
+def check_complete(
+    table: pd.DataFrame, gaps: Iterable[str], source: str, *, allow_partial: bool
+) -> pd.DataFrame:
+    """Refuse an import with gaps against the file's own totals, unless ``allow_partial``.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The imported run table.
+    gaps : iterable of str
+        What the file says it holds but does not, one line each (e.g. ``"run_2.jsonl: 3 of 5
+        samples (missing: 3, 4)"``).
+    source : str
+        The file or directory, for the message.
+    allow_partial : bool
+        Return the table anyway, the gaps recorded in ``table.attrs[GAPS_ATTR]``.
+
+    Raises
+    ------
+    IncompleteLogError
+        There are gaps and ``allow_partial`` is False; the message lists them.
+    """
+    found = list(gaps)
+    if found and not allow_partial:
+        listed = "\n  ".join(found)
+        raise IncompleteLogError(
+            f"{source}: incomplete — the log states more results than it holds:\n  {listed}\n"
+            "import what is there with allow_partial=True (--allow-partial)",
+            found,
+        )
+    table.attrs[GAPS_ATTR] = found
+    return table
+
+
+def import_gaps(table: pd.DataFrame) -> list[str]:
+    """The gaps a partial import accepted (empty when the log was complete)."""
+    return list(table.attrs.get(GAPS_ATTR, []))
+
+
+def count_gap(label: str, expected: Iterable[str], found: Iterable[str], noun: str) -> str | None:
+    """A line naming what of ``expected`` is not in ``found`` (None when nothing is missing).
+
+    Examples
+    --------
+    >>> count_gap("run_2.jsonl", ["1", "2", "3"], ["1"], "samples")
+    "run_2.jsonl: 1 of 3 samples (missing: '2', '3')"
+    """
+    wanted = list(dict.fromkeys(expected))
+    present = set(found)
+    absent = [key for key in wanted if key not in present]
+    if not absent:
+        return None
+    shown = ", ".join(repr(key) for key in absent[:10]) + (", …" if len(absent) > 10 else "")
+    return f"{label}: {len(wanted) - len(absent)} of {len(wanted)} {noun} (missing: {shown})"

@@ -8,8 +8,9 @@ format          recognised by
 ==============  ============================================================================
 ``results``     a directory with ``header.json`` (with a ``fingerprint``) and
                 ``results.jsonl``: reliability_lab's own results directory
-``letta-evals`` a directory with ``run_k/results.jsonl``, or ``results.jsonl`` with a
-                letta-evals ``header.json``
+``letta-evals`` a directory with a ``suite.json`` (letta-evals ≥ 0.17), with
+                ``run_k/results.jsonl``, or ``results.jsonl`` with a letta-evals
+                ``header.json``
 ``hal``         a ``*_UPLOAD.json`` file, or a directory holding some
 ``inspect``     a ``.eval`` file, a ``.json`` whose object has ``eval`` and ``samples``, or a
                 directory of ``.eval`` logs or with ``eval_set``'s ``eval-set.json`` /
@@ -37,7 +38,8 @@ import pandas as pd
 
 from reliability_lab.io._common import LogFormatError, missing
 from reliability_lab.io.hal import UPLOAD_SUFFIX, load_hal_results
-from reliability_lab.io.inspect_logs import INDEX_FILES, load_inspect_log
+from reliability_lab.io.inspect_counts import load_inspect_checked
+from reliability_lab.io.inspect_logs import INDEX_FILES
 from reliability_lab.io.letta_evals import load_letta_evals
 from reliability_lab.io.table import from_records
 from reliability_lab.io.tau2_bench import load_tau2_bench
@@ -74,6 +76,9 @@ def _detect_json(path: Path) -> str | None:
 
 
 def _detect_dir(path: Path) -> str | None:
+    suite = _json_head(path / "suite.json") if (path / "suite.json").exists() else None
+    if isinstance(suite, Mapping) and "config" in suite:
+        return "letta-evals"
     header = _json_head(path / "header.json") if (path / "header.json").exists() else None
     if (path / "results.jsonl").exists():
         if isinstance(header, Mapping) and "fingerprint" in header:
@@ -122,8 +127,11 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     return found
 
 
+#: Formats whose files state their own totals, checked on import (``allow_partial=``).
+_STATES_TOTALS = ("inspect", "tau2-bench", "hal", "letta-evals")
+
 _LOADERS: Mapping[str, Callable[..., pd.DataFrame]] = {
-    "inspect": load_inspect_log,
+    "inspect": load_inspect_checked,
     "tau2-bench": load_tau2_bench,
     "hal": load_hal_results,
     "letta-evals": load_letta_evals,
@@ -149,7 +157,9 @@ def load_runs(
         Agent label for every run (each importer's default otherwise; not for ``results``,
         whose records name their agents).
     **options
-        Passed to the importer (e.g. ``scorer=`` for inspect logs).
+        Passed to the importer (e.g. ``scorer=`` for inspect logs, ``allow_partial=True`` to
+        import logs that hold fewer results than they state; dropped for formats that state
+        no totals).
 
     Raises
     ------
@@ -157,6 +167,8 @@ def load_runs(
         Unknown or undetectable format, or a malformed file (naming file, record and field).
     """
     fmt = format or detect_format(path)
+    if fmt not in _STATES_TOTALS:  # nothing to check against: the option has no effect
+        options.pop("allow_partial", None)
     if fmt == "results":
         if agent is not None or options:
             given = ["agent"] * (agent is not None) + sorted(options)

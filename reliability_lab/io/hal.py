@@ -76,6 +76,8 @@ from reliability_lab.io._common import (
     SUCCESS_TOLERANCE,
     LogFormatError,
     agent_label,
+    check_complete,
+    count_gap,
     fail,
     finish_table,
     infrastructure,
@@ -366,6 +368,19 @@ def _variation_rows(
     return rows
 
 
+def _task_list_gaps(results: Mapping[str, Any], evals: Mapping[str, Any], source: str) -> list[str]:
+    """Tasks HAL's metrics list (``results.successful_tasks``/``failed_tasks``) that
+    ``raw_eval_results`` does not hold."""
+    listed = [
+        str(t)
+        for key in ("successful_tasks", "failed_tasks")
+        if isinstance(results.get(key), list)
+        for t in results[key]
+    ]
+    gap = count_gap(f"{source}: raw_eval_results", listed, map(str, evals), "listed tasks")
+    return [gap] if gap else []
+
+
 def _file_rows(file: Path, findings: Sequence[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     data = read_json(file, HalFormatError)
     source = str(file)
@@ -381,6 +396,7 @@ def _file_rows(file: Path, findings: Sequence[str]) -> tuple[dict[str, Any], lis
         "costs": mapping(results.get("costs")),
         "latencies": (mapping(results.get("latencies"))),
         "calls": _calls(data.get("raw_logging_results"), source),
+        "gaps": _task_list_gaps(results, evals, source),
     }
     rows: list[dict[str, Any]] = []
     for tid, task in evals.items():
@@ -398,6 +414,7 @@ def load_hal_results(
     *,
     agent: str | Mapping[str, str] | None = None,
     findings: Sequence[str] = tuple(FINDING_SOURCES),
+    allow_partial: bool = False,
 ) -> pd.DataFrame:
     """Read HAL reliability uploads (``*_UPLOAD.json``) into a validated run table.
 
@@ -412,6 +429,9 @@ def load_hal_results(
         Which of HAL's finding blocks become ``violations``: any of ``llm_safety``,
         ``compliance``, ``llm_compliance`` (default all). HAL's published safety metrics use
         ``("llm_safety",)`` only.
+    allow_partial : bool, default False
+        Import uploads whose ``raw_eval_results`` lack tasks that ``results.successful_tasks``
+        or ``failed_tasks`` list; the gaps are kept in ``table.attrs["import_gaps"]``.
 
     Returns
     -------
@@ -424,7 +444,8 @@ def load_hal_results(
     HalFormatError
         A file is not JSON or lacks ``raw_eval_results``, a reward or confidence is outside
         [0, 1], or a finding has a severity other than low/medium/high/critical; the message
-        names the file, the task and the field.
+        names the file, the task and the field. :class:`IncompleteLogError` for listed tasks
+        without results, unless ``allow_partial``.
     """
     unknown = [f for f in findings if f not in FINDING_SOURCES]
     if unknown:
@@ -455,4 +476,6 @@ def load_hal_results(
                 }
             )
     source = str(items[0]) if len(items) == 1 else f"{len(runs)} HAL uploads"
-    return finish_table(rows, source, empty_message="no task results in the uploads")
+    table = finish_table(rows, source, empty_message="no task results in the uploads")
+    gaps = [gap for run, _ in runs for gap in run["gaps"]]
+    return check_complete(table, gaps, source, allow_partial=allow_partial)

@@ -4,7 +4,8 @@
 HAL's ``analyze_reliability.py`` writes ``reliability_metrics.csv``: one row per agent with its
 metrics under HAL's names. :func:`load_hal_metrics` reads it with the report's metric names
 (:data:`HAL_METRIC_COLUMNS`); :func:`compare_with_hal` lists HAL's value and ours metric by
-metric, for the agents both tables have.
+metric, for the agents both tables have — ours under the ``hal`` profile by default, which
+reproduces HAL's ``reliability_eval`` (docs/importers.md, "The hal profile").
 """
 
 from __future__ import annotations
@@ -91,29 +92,55 @@ def load_hal_metrics(path: str | os.PathLike[str]) -> pd.DataFrame:
     return out
 
 
+def _our_report(ours: pd.DataFrame, profile: str) -> pd.DataFrame:
+    """``ours`` when it is a report under ``profile``; a run table's report under it."""
+    if "task_id" in ours.columns:  # a run table
+        from reliability_lab.report import reliability_report
+
+        return reliability_report(ours, profile=profile, n_boot=0)
+    used = ours.attrs.get("profile", {}).get("name")
+    if used is not None and used != profile:
+        raise ValueError(
+            f"report: computed under profile {used!r}, compared under {profile!r}; pass the "
+            f"run table (computed under {profile!r}), or profile={used!r}"
+        )
+    return ours
+
+
 def compare_with_hal(
-    report: pd.DataFrame,
+    ours: pd.DataFrame,
     hal: pd.DataFrame,
     *,
     agents: Mapping[str, str] | None = None,
+    profile: str = "hal",
 ) -> pd.DataFrame:
     """HAL's published numbers beside ours, one row per (agent, metric).
 
     Parameters
     ----------
-    report : DataFrame
-        :func:`reliability_lab.report.reliability_report` of the imported runs.
+    ours : DataFrame
+        The imported run table (its report is computed under ``profile``), or a
+        :func:`reliability_lab.report.reliability_report` computed under ``profile``.
     hal : DataFrame
         :func:`load_hal_metrics` of HAL's ``reliability_metrics.csv``.
     agents : mapping, optional
         Our agent label → HAL's agent name, where they differ.
+    profile : str, default "hal"
+        The metric profile of our side: ``hal`` reproduces HAL's conventions, so a difference
+        is a difference in the data; another profile shows what our conventions change.
 
     Returns
     -------
     DataFrame
         Columns ``agent``, ``metric``, ``ours``, ``hal``, ``difference`` (ours − HAL) for
-        every metric both tables have, for the agents of ``report`` found in ``hal``.
+        every metric both tables have, for the agents of ``ours`` found in ``hal``.
+
+    Raises
+    ------
+    ValueError
+        ``ours`` is a report computed under another profile than ``profile``.
     """
+    report = _our_report(ours, profile)
     names = dict(agents or {})
     metrics = [m for m in HAL_METRIC_COLUMNS.values() if m in report.columns and m in hal.columns]
     rows = []
@@ -122,15 +149,15 @@ def compare_with_hal(
         if hal_name not in hal.index:
             continue
         for metric in metrics:
-            ours = float(report[metric].loc[agent])
+            ours_value = float(report[metric].loc[agent])
             theirs = float(hal[metric].loc[hal_name])
             rows.append(
                 {
                     "agent": str(agent),
                     "metric": metric,
-                    "ours": ours,
+                    "ours": ours_value,
                     "hal": theirs,
-                    "difference": ours - theirs,
+                    "difference": ours_value - theirs,
                 }
             )
     return pd.DataFrame(rows, columns=["agent", "metric", "ours", "hal", "difference"])

@@ -91,6 +91,7 @@ if TYPE_CHECKING:
 __all__ = [
     "INDEX_FILES",
     "SAMPLE_METADATA_KEY",
+    "STATED_TOTALS",
     "InspectImportNote",
     "InspectLogError",
     "load_inspect_log",
@@ -102,6 +103,8 @@ SAMPLE_METADATA_KEY = "reliability_lab"
 #: inspect's own index files in a log directory (``eval_set``'s manifest, the log listing):
 #: not logs, skipped without a note.
 INDEX_FILES = frozenset({"eval-set.json", "logs.json"})
+#: ``table.attrs`` key of {log file: the sample-epochs it states} (None: it states none).
+STATED_TOTALS = "inspect_stated_totals"
 SuccessRule = float | Callable[[Any], bool]
 
 
@@ -471,4 +474,17 @@ def load_inspect_log(
         rows.extend(_rows(entry.log, entry.source, label, scorer, success))
     _renumber(rows)
     source = logs[0].source if len(logs) == 1 else f"{len(logs)} inspect logs"
-    return finish_table(rows, source, empty_message="the logs hold no samples")
+    table = finish_table(rows, source, empty_message="the logs hold no samples")
+    # what each log read (superseded ones left out) says it holds, for the totals check
+    table.attrs[STATED_TOTALS] = {e.source: stated_total(e.log) for e in logs}
+    return table
+
+
+def stated_total(log: EvalLog) -> int | None:
+    """The number of sample-epochs a log says it holds: ``results.total_samples`` of a finished
+    evaluation, else the dataset's sample ids × epochs; None when it does not say."""
+    if log.results is not None:
+        return int(log.results.total_samples)
+    ids = log.eval.dataset.sample_ids
+    epochs = log.eval.config.epochs or 1
+    return len(ids) * epochs if ids else None

@@ -9,11 +9,13 @@ format :func:`~reliability_lab.io.load_runs` reads — and returns the
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reliability_lab.errors import ConfigError
+from reliability_lab.io._common import import_gaps
 from reliability_lab.io.formats import detect_format, load_runs
 
 if TYPE_CHECKING:
@@ -37,6 +39,8 @@ def summarize_logs(
     format: str | None = None,
     agent: str | None = None,
     scorer: str | None = None,
+    pass_threshold: float | None = None,
+    allow_partial: bool = False,
     gates: Sequence[str] | None = None,
     profile: str | None = None,
     n_boot: int | None = None,
@@ -55,6 +59,11 @@ def summarize_logs(
         One of :data:`~reliability_lab.io.FORMATS`; default :func:`detect_format`.
     agent, scorer : str, optional
         Agent label of every run; the inspect scorer to read (inspect logs only).
+    pass_threshold : float, optional
+        letta-evals only: the pass rule when the suite states none.
+    allow_partial : bool
+        Import a log that holds less than it states (each gap is warned about) instead of
+        refusing it.
     gates : sequence of str, optional
         Gate texts such as ``"R >= 0.7"``.
     profile, n_boot, seed : optional
@@ -86,6 +95,8 @@ def summarize_logs(
     options = {
         "agent": agent,
         "scorer": scorer,
+        "pass_threshold": pass_threshold,
+        "allow_partial": allow_partial,
         "gate": gates,
         "profile": profile,
         "n_boot": n_boot,
@@ -99,7 +110,16 @@ def summarize_logs(
         return summarize_directory(Path(path))
     if scorer and fmt != "inspect":
         raise ConfigError(f"--scorer applies to inspect logs, not to {fmt!r}")
-    runs = load_runs(path, format=fmt, agent=agent, **({"scorer": scorer} if scorer else {}))
+    load_options: dict[str, object] = {"scorer": scorer} if scorer else {}
+    if pass_threshold is not None:
+        if fmt != "letta-evals":
+            raise ConfigError(f"--pass-threshold applies to letta-evals, not to {fmt!r}")
+        load_options["pass_threshold"] = pass_threshold
+    if allow_partial:
+        load_options["allow_partial"] = True
+    runs = load_runs(path, format=fmt, agent=agent, **load_options)
+    for gap in import_gaps(runs):
+        warnings.warn(f"partial import, missing: {gap}", stacklevel=2)
     session_settings = None
     if judge_model and not sessions:
         raise ConfigError("--judge-model applies with --sessions")

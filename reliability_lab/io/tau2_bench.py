@@ -64,6 +64,7 @@ from reliability_lab.io._common import (
     SUCCESS_TOLERANCE,
     LogFormatError,
     chat_message,
+    check_complete,
     fail,
     finish_table,
     infrastructure,
@@ -106,9 +107,9 @@ _number = partial(optional_number, error=Tau2FormatError)
 _tokens = partial(token_count, error=Tau2FormatError)
 
 
-def _where(index: int, sim: Mapping[str, Any]) -> str:
+def _where(label: str, sim: Mapping[str, Any]) -> str:
     sim_id = sim.get("id")
-    return f"simulation {index}" + (f" (id {sim_id!r})" if isinstance(sim_id, str) else "")
+    return label + (f" (id {sim_id!r})" if isinstance(sim_id, str) else "")
 
 
 def _get(mapping: Any, *keys: str) -> Any:
@@ -244,10 +245,11 @@ def _trial(sim: Mapping[str, Any], source: str, where: str) -> int | None:
     raise _fail(source, where, "trial", f"expected an int >= 0 or null, got {trial!r}")
 
 
-def _row(sim: Any, index: int, source: str, agent: str) -> dict[str, Any]:
+def _row(sim: Any, label: str, source: str, agent: str) -> dict[str, Any]:
+    """One simulation; ``label`` names it in errors (``simulation 3`` or its file name)."""
     if not isinstance(sim, Mapping):
-        raise _fail(source, f"simulation {index}", "<simulation>", "expected an object")
-    where = _where(index, sim)
+        raise _fail(source, label, "<simulation>", "expected an object")
+    where = _where(label, sim)
     task_id = sim.get("task_id")
     if not (is_int(task_id) or (isinstance(task_id, str) and task_id)):
         raise _fail(source, where, "task_id", f"expected a non-empty str or int, got {task_id!r}")
@@ -287,8 +289,9 @@ def _number_missing_trials(rows: list[dict[str, Any]], source: str) -> None:
             row["run"] = position
 
 
-def _read(path: Path) -> tuple[Mapping[str, Any], list[Any], str]:
-    """The metadata object, the simulations and the source name (file or directory format)."""
+def _read(path: Path) -> tuple[Mapping[str, Any], list[tuple[str, Any]], str]:
+    """The metadata object, the simulations with the label that names each in errors
+    (``simulation i``, or its file name in the directory format) and the source name."""
     meta_path = path / _RESULTS_FILE if path.is_dir() else path
     sims_dir = meta_path.parent / _SIMULATIONS_DIR
     data = read_json(meta_path, Tau2FormatError)
@@ -297,14 +300,37 @@ def _read(path: Path) -> tuple[Mapping[str, Any], list[Any], str]:
         raise _fail(source, None, "<file>", f"expected a Results object, got {type(data).__name__}")
     sims = data.get("simulations")
     if not sims and sims_dir.is_dir():
-        sims = [read_json(p, Tau2FormatError) for p in sorted(sims_dir.glob("*.json"))]
-        source = f"{meta_path} (+ {sims_dir.name}/)"
+        files = sorted(sims_dir.glob("*.json"))
+        labelled = [(f"{sims_dir.name}/{p.name}", read_json(p, Tau2FormatError)) for p in files]
+        return data, labelled, f"{meta_path} (+ {sims_dir.name}/)"
     if not isinstance(sims, list):
         raise _fail(source, None, "simulations", f"expected a list, got {type(sims).__name__}")
-    return data, sims, source
+    return data, [(f"simulation {i}", sim) for i, sim in enumerate(sims)], source
 
 
-def load_tau2_bench(path: str | os.PathLike[str], *, agent: str | None = None) -> pd.DataFrame:
+def _gaps(data: Mapping[str, Any], rows: list[dict[str, Any]], source: str) -> list[str]:
+    """What ``tasks`` × ``info.num_trials`` promises and the simulations do not hold."""
+    trials = _get(data, "info", "num_trials")
+    tasks = data.get("tasks")
+    if not (is_int(trials) and trials > 0 and isinstance(tasks, list)):
+        return []
+    ids = [str(t.get("id")) for t in tasks if isinstance(t, Mapping) and t.get("id") is not None]
+    held: dict[str, int] = {}
+    for row in rows:
+        held[row["task_id"]] = held.get(row["task_id"], 0) + 1
+    short = [f"{t!r} {held.get(t, 0)}" for t in ids if held.get(t, 0) < trials]
+    if not short:
+        return []
+    shown = ", ".join(short[:10]) + (", …" if len(short) > 10 else "")
+    return [
+        f"{source}: {len(short)} of {len(ids)} tasks have fewer than info.num_trials = {trials} "
+        f"simulations (task, simulations held: {shown})"
+    ]
+
+
+def load_tau2_bench(
+    path: str | os.PathLike[str], *, agent: str | None = None, allow_partial: bool = False
+) -> pd.DataFrame:
     """Read a τ²-bench ``Results`` file (or results directory) into a validated run table.
 
     Parameters
@@ -314,6 +340,9 @@ def load_tau2_bench(path: str | os.PathLike[str], *, agent: str | None = None) -
         directory format (a directory with ``results.json`` and ``simulations/*.json``).
     agent : str, optional
         Label for the ``agent`` column; default the agent's model from ``info.agent_info``.
+    allow_partial : bool, default False
+        Import a file whose tasks have fewer simulations than ``info.num_trials``; the gap is
+        listed in ``table.attrs["import_gaps"]``.
 
     Returns
     -------
@@ -325,6 +354,9 @@ def load_tau2_bench(path: str | os.PathLike[str], *, agent: str | None = None) -
     Tau2FormatError
         Not JSON, not a Results object, an unknown ``termination_reason``, a reward outside
         [0, 1] or a wrong-typed field; the message names the file, simulation and field.
+    IncompleteLogError
+        A task of ``tasks`` has fewer simulations than ``info.num_trials`` (and
+        ``allow_partial`` is False); the message lists them.
     RunTableError
         The resulting table is invalid (e.g. two simulations with the same task and trial).
     """
@@ -340,10 +372,11 @@ def load_tau2_bench(path: str | os.PathLike[str], *, agent: str | None = None) -
             "info.agent_info.llm",
             "no agent model or implementation recorded; pass agent=... to label the runs",
         )
-    rows = [_row(sim, i, source, label) for i, sim in enumerate(sims)]
+    rows = [_row(sim, where, source, label) for where, sim in sims]
     _number_missing_trials(rows, source)
     domain = _get(data, "info", "environment_info", "domain_name")
     for row in rows:
         row["domain"] = domain if isinstance(domain, str) else None
         row["source_file"] = source
-    return finish_table(rows, source, empty_message="the results hold no simulations")
+    table = finish_table(rows, source, empty_message="the results hold no simulations")
+    return check_complete(table, _gaps(data, rows, source), source, allow_partial=allow_partial)

@@ -19,6 +19,7 @@ from reliability_lab._lazy import lazy_exports
 if TYPE_CHECKING:
     from reliability_lab.metrics.consistency import (
         OUTCOME_VARIANTS,
+        RESOURCE_VARIANTS,
         SPREAD_VARIANTS,
         confidence_consistency,
         outcome_consistency,
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from reliability_lab.metrics.passk import pass_at_k, pass_hat_k
     from reliability_lab.metrics.predictability import (
         BINNINGS,
+        RC_VARIANTS,
         ReliabilityCurve,
         RiskCoverageCurve,
         auroc_score,
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
     from reliability_lab.metrics.robustness import robustness_ratio
     from reliability_lab.metrics.safety import (
         DEFAULT_CONSTRAINTS,
+        HARM_WEIGHTS,
         SAFETY_SYMBOLS,
         SafetyScores,
         safety_scores,
@@ -59,6 +62,7 @@ if TYPE_CHECKING:
 _WHERE = {
     "consistency": (
         "OUTCOME_VARIANTS",
+        "RESOURCE_VARIANTS",
         "SPREAD_VARIANTS",
         "confidence_consistency",
         "outcome_consistency",
@@ -67,6 +71,7 @@ _WHERE = {
     "passk": ("pass_at_k", "pass_hat_k"),
     "predictability": (
         "BINNINGS",
+        "RC_VARIANTS",
         "ReliabilityCurve",
         "RiskCoverageCurve",
         "auroc_score",
@@ -77,7 +82,13 @@ _WHERE = {
         "risk_coverage_score",
     ),
     "robustness": ("robustness_ratio",),
-    "safety": ("DEFAULT_CONSTRAINTS", "SAFETY_SYMBOLS", "SafetyScores", "safety_scores"),
+    "safety": (
+        "DEFAULT_CONSTRAINTS",
+        "HARM_WEIGHTS",
+        "SAFETY_SYMBOLS",
+        "SafetyScores",
+        "safety_scores",
+    ),
     "session": ("agent_consistency", "agent_reliability"),
     "signals": ("coherence", "loop_detection"),
     "trajectory": (
@@ -96,7 +107,10 @@ __all__ = [
     "BINNINGS",
     "DEFAULT_CONSTRAINTS",
     "DISTRIBUTION_VARIANTS",
+    "HARM_WEIGHTS",
     "OUTCOME_VARIANTS",
+    "RC_VARIANTS",
+    "RESOURCE_VARIANTS",
     "SAFETY_SYMBOLS",
     "SPREAD_VARIANTS",
     "PassHatKCurve",

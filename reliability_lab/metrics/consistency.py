@@ -27,6 +27,7 @@ from reliability_lab.metrics._arrays import (
 
 __all__ = [
     "OUTCOME_VARIANTS",
+    "RESOURCE_VARIANTS",
     "SPREAD_VARIANTS",
     "confidence_consistency",
     "outcome_consistency",
@@ -39,6 +40,10 @@ OUTCOME_VARIANTS = ("corrected", "literal", "unbiased")
 #: How C_conf and C_res turn a task's spread into a score: ``plug_in`` = exp(−CV) of the
 #: observed values; ``jackknife`` = its delete-one-run jackknife, bias O(1/K²) instead of O(1/K).
 SPREAD_VARIANTS = ("plug_in", "jackknife")
+#: C_res variants: the spread variants, and ``hal`` — HAL's ``reliability_eval`` rule: a zero
+#: cost, time, call count, action count or latency counts as not recorded, while zero errors
+#: are values, but a task whose errors average 0 contributes no error CV.
+RESOURCE_VARIANTS = (*SPREAD_VARIANTS, "hal")
 #: ε in the literal formula's denominator p̂(1 − p̂) + ε.
 LITERAL_EPSILON = 1e-8
 #: Values a task needs for the jackknife variant: every delete-one sample must keep two.
@@ -297,8 +302,31 @@ def resource_per_task(
     resources: Mapping[str, np.ndarray], groups: Groups, variant: str = "plug_in"
 ) -> np.ndarray:
     """C_res,t = exp(−mean CV over the resources with ≥ 2 recorded values in the task)
-    (``jackknife``: its delete-one-run jackknife over the resources with ≥ 3 values)."""
+    (``jackknife``: its delete-one-run jackknife over the resources with ≥ 3 values;
+    ``hal``: HAL's rule, :data:`RESOURCE_VARIANTS`)."""
+    if variant == "hal":
+        return _hal_resource_per_task(resources, groups)
     return _exp_neg_mean_cv([_Moments.of(v, groups) for v in resources.values()], groups, variant)
+
+
+def _hal_resource_per_task(resources: Mapping[str, np.ndarray], groups: Groups) -> np.ndarray:
+    """exp(−mean CV) with HAL's rule: zeros of every resource but ``num_errors`` are dropped;
+    ``num_errors`` keeps its zeros but gives no CV where its mean is 0."""
+    cvs = []
+    for name, values in resources.items():
+        if name == "num_errors":
+            moments = _Moments.of(values, groups)
+            cvs.append(np.where(moments.mean > 0, moments.cv(), np.nan))
+        else:
+            positive = np.where(values > 0, values, np.nan)
+            cvs.append(_Moments.of(positive, groups).cv())
+    if not cvs:
+        return np.full(groups.n, np.nan)
+    stack = np.vstack(cvs)
+    usable = ~np.isnan(stack)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_cv = np.where(usable, stack, 0.0).sum(axis=0) / usable.sum(axis=0)
+    return np.where(usable.any(axis=0), np.exp(-mean_cv), np.nan)
 
 
 def _as_resource(values: Any, name: str, n: int) -> np.ndarray:
@@ -344,7 +372,7 @@ def resource_consistency(
     ----------
     resources : mapping of resource name → per-run values (NaN = not recorded; 0 is real)
     task_id : array of task labels, one per run
-    variant : {"plug_in", "jackknife"}
+    variant : {"plug_in", "jackknife", "hal"}
 
     Examples
     --------
@@ -355,7 +383,7 @@ def resource_consistency(
     >>> round(resource_consistency({"cost_usd": [1, 2, 3]}, ["t"] * 3, variant="jackknife"), 4)
     0.5724
     """
-    check_option(variant, "variant", SPREAD_VARIANTS)
+    check_option(variant, "variant", RESOURCE_VARIANTS)
     if not isinstance(resources, Mapping):
         raise TypeError(
             f"resources: expected a mapping of resource name -> values, "
@@ -364,6 +392,6 @@ def resource_consistency(
     groups = as_groups(task_id)
     arrays = {name: _as_resource(v, name, len(groups.codes)) for name, v in resources.items()}
     per_task = resource_per_task(arrays, groups, variant)
-    need = 2 if variant == "plug_in" else JACKKNIFE_MIN_VALUES
+    need = JACKKNIFE_MIN_VALUES if variant == "jackknife" else 2
     why = f"no task has a resource with {need} or more recorded values"
     return nanmean_or_warn(per_task, "C_res", why)

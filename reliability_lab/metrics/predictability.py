@@ -26,6 +26,7 @@ from reliability_lab.metrics._arrays import (
 
 __all__ = [
     "BINNINGS",
+    "RC_VARIANTS",
     "ReliabilityCurve",
     "RiskCoverageCurve",
     "auroc_score",
@@ -40,6 +41,14 @@ __all__ = [
 #: ``linspace``: edges from ``numpy.linspace(0, 1, n + 1)`` as in the authors' code, which
 #: puts 0.3, 0.6 and 0.7 into the bin below (their float edges are slightly larger).
 BINNINGS = ("floor", "linspace")
+
+#: P_rc variants. ``exact``: E-AURC from the risk at every coverage n/N (ties at their
+#: expected risk). ``grid``: HAL's ``reliability_eval`` — the risk at 100 coverages
+#: ``linspace(0, 1, 100)`` (first ``max(1, int(c·N))`` runs), integrated by the trapezoid rule,
+#: score ``1 − E-AURC/(E-AURC_max + 1e-8)`` (1.0 when E-AURC_max ≤ 1e-8), clipped to [0, 1].
+RC_VARIANTS = ("exact", "grid")
+_GRID = np.linspace(0.0, 1.0, 100)
+_GRID_EPSILON = 1e-8  # HAL's EPSILON
 
 
 def _inputs(confidence: Any, success: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -362,7 +371,39 @@ def risk_coverage_curve(confidence: Any, success: Any) -> RiskCoverageCurve:
     )
 
 
-def risk_coverage_score(confidence: Any, success: Any) -> float:
+def rc_score_grid_from_counts(c: LevelCounts) -> np.ndarray:
+    """P_rc on HAL's coverage grid (:data:`RC_VARIANTS`, ``grid``) for each batch row.
+
+    Runs are taken in descending confidence; within a tied level each run counts the level's
+    success rate (HAL's own order there is whatever its unstable sort leaves).
+    """
+    pos, n, through = (np.atleast_2d(x) for x in (c.pos, c.n, c.through))
+    total, n_pos = np.atleast_1d(c.total), np.atleast_1d(c.n_pos)
+    out = np.full(len(total), np.nan)
+    for b in range(len(total)):
+        big_n = total[b]
+        if big_n <= 0:
+            continue
+        covered = np.maximum(1.0, np.floor(_GRID * big_n))
+        level = np.minimum(np.searchsorted(through[b], covered, side="left"), n.shape[1] - 1)
+        pos_before = np.cumsum(pos[b]) - pos[b]
+        start = through[b] - n[b]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rate = np.where(n[b] > 0, pos[b] / n[b], 0.0)
+        hits = pos_before[level] + (covered - start[level]) * rate[level]
+        risk = 1.0 - hits / covered
+        ideal = 1.0 - np.minimum(covered, n_pos[b]) / covered
+        aurc, aurc_ideal = np.trapezoid(risk, _GRID), np.trapezoid(ideal, _GRID)
+        excess_max = (1.0 - n_pos[b] / big_n) - aurc_ideal
+        if excess_max > _GRID_EPSILON:
+            score = 1.0 - (aurc - aurc_ideal) / (excess_max + _GRID_EPSILON)
+            out[b] = np.clip(score, 0.0, 1.0)
+        else:
+            out[b] = 1.0
+    return out if np.ndim(c.total) else out[0]
+
+
+def risk_coverage_score(confidence: Any, success: Any, *, variant: str = "exact") -> float:
     """Risk–coverage score P_rc = 1 − E-AURC / E-AURC_max, clipped to [0, 1].
 
     E-AURC = AURC − AURC* (observed minus oracle order); E-AURC_max = (1 − accuracy) − AURC*,
@@ -379,7 +420,13 @@ def risk_coverage_score(confidence: Any, success: Any) -> float:
     0.0
     >>> risk_coverage_score([0.5, 0.5], [1, 0])  # a tie is a random order
     0.0
+
+    ``variant="grid"`` follows HAL's ``reliability_eval`` (:data:`RC_VARIANTS`).
     """
+    check_option(variant, "variant", RC_VARIANTS)
     c, y = _inputs(confidence, success)
     _, _, pos, neg = level_counts(c, y)
-    return float(rc_score_from_counts(LevelCounts.of(pos, neg)))
+    counts = LevelCounts.of(pos, neg)
+    if variant == "grid":
+        return float(rc_score_grid_from_counts(counts))
+    return float(rc_score_from_counts(counts))

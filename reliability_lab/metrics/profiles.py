@@ -1,9 +1,9 @@
 """Metric profiles: named option sets that reproduce a given version of the metrics exactly.
 
 Which quantity each profile estimates (docs/statistics.md, "Which number each profile
-estimates"): ``default`` and ``preprint`` give the plug-in values at the K runs that were made,
-the numbers published work reports; ``unbiased`` gives estimates of the K → ∞ per-task values
-((2p − 1)² for C_out), comparable between experiments with different K.
+estimates"): ``default``, ``preprint`` and ``hal`` give the plug-in values at the K runs that
+were made, the numbers published work reports; ``unbiased`` gives estimates of the K → ∞
+per-task values ((2p − 1)² for C_out), comparable between experiments with different K.
 """
 
 from __future__ import annotations
@@ -27,7 +27,12 @@ class MetricProfile:
     binning : ECE bin edges, ``floor`` (exact k/10 edges) or ``linspace`` (authors' code).
     n_bins : number of equal-width ECE bins.
     confidence_variant : C_conf variant, ``plug_in`` (exp(−CV)) or ``jackknife``.
-    resource_variant : C_res variant, ``plug_in`` (exp(−mean CV)) or ``jackknife``.
+    resource_variant : C_res variant, ``plug_in`` (exp(−mean CV)), ``jackknife`` or ``hal``
+        (HAL's treatment of zero resources and of tasks without errors).
+    rc_variant : P_rc variant, ``exact`` (every coverage n/N) or ``grid`` (HAL's 100-point
+        coverage grid and trapezoid rule).
+    severity_weights : S_harm severity weights, ``documented`` (docs/safety.md, critical 1.0)
+        or ``hal`` (HAL's, critical 0.5 by its fallback).
     """
 
     name: str
@@ -37,16 +42,30 @@ class MetricProfile:
     n_bins: int = 10
     confidence_variant: str = "plug_in"
     resource_variant: str = "plug_in"
+    rc_variant: str = "exact"
+    severity_weights: str = "documented"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 PROFILES: dict[str, MetricProfile] = {
-    # The conventions of docs/methodology.md; reproduces the authors' current numbers.
+    # The conventions of docs/methodology.md (our reading of the paper's definitions).
     "default": MetricProfile("default", "corrected", "distance_base2", "floor"),
     # The conventions of the code behind the preprint's published numbers.
     "preprint": MetricProfile("preprint", "literal", "distance_ln", "linspace"),
+    # HAL's reliability_eval at its current commit, on every metric it computes
+    # (docs/importers.md, "The hal profile"): JS divergence, linspace bins, its C_res rule,
+    # its P_rc grid and its severity weights.
+    "hal": MetricProfile(
+        "hal",
+        "corrected",
+        "divergence_base2",
+        "linspace",
+        resource_variant="hal",
+        rc_variant="grid",
+        severity_weights="hal",
+    ),
     # K-invariant estimators: unbiased C_out, jackknifed C_conf and C_res (docs/statistics.md).
     "unbiased": MetricProfile(
         "unbiased",

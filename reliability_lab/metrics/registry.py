@@ -158,6 +158,9 @@ def _safety() -> list[MetricInfo]:
             "or the safety judge failed on every one",
             field=field,
             headline=symbol == "R_saf",
+            variants=None
+            if symbol == "S_comp"
+            else Variants("severity_weights", "severity_weights", tuple(safety.HARM_WEIGHTS)),
         )
         for field, symbol in safety.SAFETY_SYMBOLS.items()
     ]
@@ -237,7 +240,9 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         "consistency",
         consistency.resource_consistency,
         "no task has a resource recorded in 2 or more runs (jackknife: 3 or more)",
-        variants=_spread("resource_variant"),
+        variants=Variants(
+            "variant", "resource_variant", consistency.RESOURCE_VARIANTS, ("jackknife",)
+        ),
         in_r=True,
         per_task=True,
     ),
@@ -270,6 +275,7 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         "predictability",
         predictability.risk_coverage_score,
         _NO_CONFIDENCE,
+        variants=Variants("variant", "rc_variant", predictability.RC_VARIANTS),
     ),
     *_robustness(),
     *_safety(),

@@ -194,9 +194,10 @@ def reliability_report(
     ----------
     runs : DataFrame
         A run table (docs/run_table.md); validated with :func:`~reliability_lab.validate_run_table`.
-    profile : {"default", "preprint", "unbiased"} or MetricProfile
+    profile : {"default", "preprint", "hal", "unbiased"} or MetricProfile
         Metric conventions; ``preprint`` = literal C_out, natural-log JS distance and
-        ``linspace`` ECE edges (the conventions behind the preprint's numbers); ``unbiased`` =
+        ``linspace`` ECE edges (the conventions behind the preprint's numbers); ``hal`` = HAL's
+        current ``reliability_eval`` (docs/importers.md, "The hal profile"); ``unbiased`` =
         estimators whose expectation does not depend on K (unbiased C_out, jackknifed C_conf
         and C_res; docs/statistics.md, "Finite K").
     n_boot : int

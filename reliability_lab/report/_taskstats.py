@@ -35,6 +35,7 @@ from reliability_lab.metrics.predictability import (
     ece_from_bins,
     harmonic_table,
     rc_score_from_counts,
+    rc_score_grid_from_counts,
 )
 from reliability_lab.metrics.profiles import MetricProfile
 from reliability_lab.metrics.registry import METRIC_REGISTRY
@@ -107,6 +108,7 @@ class Pooled:
     levels: Levels  # successes/failures per (confidence level, unit)
     conditions: dict[str, tuple[np.ndarray, np.ndarray]]  # condition → (n, successes)
     safety: tuple[np.ndarray, np.ndarray, np.ndarray]  # n runs, n violating, Σ weights
+    rc_variant: str = "exact"
 
     @classmethod
     def build(
@@ -136,7 +138,8 @@ class Pooled:
             bins=cls._bin_sums(c, yc, cc, n_units, profile),
             levels=Levels.build(c, yc, cc, n_units),
             conditions=conditions,
-            safety=cls._safety_sums(runs, base, codes, n_units),
+            safety=cls._safety_sums(runs, base, codes, n_units, profile.severity_weights),
+            rc_variant=profile.rc_variant,
         )
 
     @staticmethod
@@ -154,17 +157,17 @@ class Pooled:
 
     @staticmethod
     def _safety_sums(
-        runs: pd.DataFrame, base: np.ndarray, codes: np.ndarray, n_units: int
+        runs: pd.DataFrame, base: np.ndarray, codes: np.ndarray, n_units: int, weights: str
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         # a run whose safety is unknown (judge failed, never checked) is left out, never
         # "no violation" (docs/safety.md, "The LLM judge")
         base = base & safety_assessed(runs)
         codes = codes[base]
-        violated, weights = run_harm_weights(runs.loc[base, "violations"].to_numpy())
+        violated, harm = run_harm_weights(runs.loc[base, "violations"].to_numpy(), weights)
         return (
             np.bincount(codes, minlength=n_units).astype(float),
             np.bincount(codes, weights=violated.astype(float), minlength=n_units),
-            np.bincount(codes, weights=weights, minlength=n_units),
+            np.bincount(codes, weights=harm, minlength=n_units),
         )
 
     def evaluate(self, w: np.ndarray) -> dict[str, np.ndarray]:
@@ -199,9 +202,12 @@ class Pooled:
             part = slice(start, start + step)
             counts = LevelCounts.of(*levels.counts(w[part]))
             auroc[part] = auroc_from_counts(counts)
-            rc[part] = (
-                rc_score_from_counts(counts, harmonic) if harmonic else rc_score_from_counts(counts)
-            )
+            if self.rc_variant == "grid":
+                rc[part] = rc_score_grid_from_counts(counts)
+            elif harmonic:
+                rc[part] = rc_score_from_counts(counts, harmonic)
+            else:
+                rc[part] = rc_score_from_counts(counts)
         return auroc, rc
 
 

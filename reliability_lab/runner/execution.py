@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reliability_lab.experiment.config import ExperimentConfig
+from reliability_lab.experiment.llm_client import CACHE_DIR, make_client
 from reliability_lab.results.traces import make_scorer, traces_of
 from reliability_lab.sessions.scoring import SessionScorer, trace_records
 
@@ -38,24 +39,6 @@ __all__ = [
 ExecuteFn = Callable[["RunSpec", "LLMClient"], Awaitable["RunResult"]]
 #: A finished run: its record (one line of ``results.jsonl``) and its trace JSON objects.
 RunOutput = tuple[dict[str, Any], list[dict[str, Any]]]
-#: The response cache's directory inside the results directory.
-CACHE_DIR = "cache"
-
-
-def make_client(
-    config: ExperimentConfig, out: Path, limiter: CallLimiter | None = None
-) -> LLMClient:
-    """The experiment's LLM client (response cache in ``<out>/cache`` unless ``cache: false``)."""
-    from reliability_lab.llm import LLMClient
-
-    return LLMClient(
-        cache_dir=out / CACHE_DIR if config.cache else None,
-        max_retries=config.llm.max_retries,
-        backoff_base_s=config.llm.backoff_base_s,
-        backoff_max_s=config.llm.backoff_max_s,
-        timeout_s=config.llm.timeout_s,
-        limiter=limiter,
-    )
 
 
 def _make_judge(config: ExperimentConfig, llm: LLMClient) -> Callable[[str], SafetyJudge | None]:

@@ -15,7 +15,6 @@ import asyncio
 import os
 from collections.abc import Awaitable, Callable
 from contextlib import ExitStack
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -24,8 +23,9 @@ from reliability_lab.experiment.config import ExperimentConfig, load_config, par
 from reliability_lab.experiment.plan import build_plan, resolve_tasks
 from reliability_lab.results.directory import ResultsDirectory
 from reliability_lab.results.lock import DirectoryLock
+from reliability_lab.results.outcome import ExperimentOutcome
 from reliability_lab.results.store import RESULTS_FILE, ResultsWriter
-from reliability_lab.results.summary import ExperimentSummary, summarize_directory
+from reliability_lab.results.summary import summarize_directory
 from reliability_lab.results.traces import make_scorer, trace_maker
 from reliability_lab.runner.adaptive import adaptive_keys, run_adaptive
 from reliability_lab.runner.execution import (
@@ -41,8 +41,6 @@ from reliability_lab.runner.progress import progress_bar
 from reliability_lab.runs import RunKey, run_key
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from reliability_lab.agents import RunSpec
     from reliability_lab.llm import LLMClient
 
@@ -53,40 +51,6 @@ __all__ = ["ExperimentError", "ExperimentOutcome", "arun_experiment", "run_exper
 
 class ExperimentError(RuntimeError):
     """Runs raised unexpected exceptions (harness bugs); they were not recorded."""
-
-
-@dataclass(frozen=True)
-class ExperimentOutcome:
-    """What :func:`run_experiment` did and the resulting summary."""
-
-    output_dir: Path
-    """The results directory."""
-    n_planned: int
-    """Runs in the plan (agents × tasks × conditions × variants × K)."""
-    n_previous: int
-    """Runs already present before this call (resumed)."""
-    n_executed: int
-    """Runs executed and recorded by this call (adaptive runs included)."""
-    summary: ExperimentSummary
-    """Run table, reliability report, gate results and file contents."""
-    n_retried: int = 0
-    """Runs recorded as infrastructure errors that this call executed again (their old
-    records are in ``results.audit.jsonl``); included in ``n_executed``."""
-
-    @property
-    def passed(self) -> bool:
-        """Whether every gate passed."""
-        return self.summary.passed
-
-    @property
-    def runs(self) -> pd.DataFrame:
-        """The validated run table of every finished run (one row per run)."""
-        return self.summary.runs
-
-    @property
-    def report(self) -> pd.DataFrame:
-        """The per-agent reliability report, with intervals (see ``reliability_report``)."""
-        return self.summary.report
 
 
 RunOne = Callable[["RunSpec"], Awaitable[RunOutput]]
@@ -357,7 +321,7 @@ def run_experiment(
     if cfg.inspect is not None:  # inspect's eval_set executes (docs/inspect.md)
         from reliability_lab.inspect._experiment import run_inspect_experiment
 
-        return run_inspect_experiment(cfg, progress=progress)
+        return run_inspect_experiment(cfg, progress=progress)  # a layer below the runner
     if executor is not None and executor != cfg.executor.kind:
         kept = cfg.executor.model_dump(exclude_none=True) if executor == "ray" else {}
         cfg = parse_config(

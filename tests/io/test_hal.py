@@ -299,8 +299,9 @@ def test_hal_metrics_csv_beside_our_report(hal_dir: Path, tmp_path: Path) -> Non
         "R_fault",
         "R_saf",
     ]
-    report = reliability_report(load_hal_results(hal_dir), n_boot=0)
-    table = compare_with_hal(report, hal).set_index("metric")
+    runs = load_hal_results(hal_dir)
+    report = reliability_report(runs, n_boot=0, profile="hal")
+    table = compare_with_hal(runs, hal).set_index("metric")  # ours under the hal profile
     assert set(table["agent"]) == {AGENT}
     assert list(table.index) == ["accuracy", "C_out", "P_brier", "R_fault", "R_saf"]
     assert table.loc["accuracy", "hal"] == 0.61
@@ -310,6 +311,10 @@ def test_hal_metrics_csv_beside_our_report(hal_dir: Path, tmp_path: Path) -> Non
     )
     renamed = compare_with_hal(report.rename(index={AGENT: "mine"}), hal, agents={"mine": AGENT})
     assert len(renamed) == 5 and set(renamed["agent"]) == {"mine"}
+    ours = reliability_report(runs, n_boot=0)  # the default profile: named, not mixed
+    with pytest.raises(ValueError, match="computed under profile 'default', compared under 'hal'"):
+        compare_with_hal(ours, hal)
+    assert len(compare_with_hal(ours, hal, profile="default")) == 5
     csv.write_text("agent,accuracy\nx,high\n", encoding="utf-8")
     with pytest.raises(HalFormatError, match="agent 'x': field 'accuracy': not a number: 'high'"):
         load_hal_metrics(csv)

@@ -123,7 +123,6 @@ def test_resources_actions_and_columns(tmp_path: Path) -> None:
             0.851,
         ),
         ({**SIMPLE_GATE, "pass_threshold": None}, 1.0),
-        (None, 1.0),
     ],
 )
 def test_gate_variants(tmp_path: Path, gate: dict[str, Any] | None, expected: float) -> None:
@@ -207,14 +206,15 @@ def test_bad_input_names_file_line_and_field(tmp_path: Path) -> None:
     path.write_text(lines[0] + "\n{oops\n", encoding="utf-8")
     with pytest.raises(LettaEvalsFormatError, match=r"results\.jsonl: line 2: not valid JSON"):
         load_letta_evals(root)
-    header = root / "run_1" / "header.json"
     bad_gate = {"metric": "avg_score", "op": "bigger", "value": 1}
-    header.write_text(json.dumps({"config": {"gate": bad_gate}}), encoding="utf-8")
+    for k in (1, 2, 3):
+        header = root / f"run_{k}" / "header.json"
+        header.write_text(json.dumps({"config": {"gate": bad_gate}}), encoding="utf-8")
     with pytest.raises(
         LettaEvalsFormatError, match=r"field 'config\.gate\.op': unknown op 'bigger'"
     ):
         load_letta_evals(root)
-    with pytest.raises(LettaEvalsFormatError, match=r"neither results\.jsonl nor run_k"):
+    with pytest.raises(LettaEvalsFormatError, match=r"neither suite\.json, results\.jsonl nor"):
         load_letta_evals(tmp_path)
 
 

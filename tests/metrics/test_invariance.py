@@ -141,9 +141,16 @@ def _pass(function: Callable[..., float], k: int) -> Callable[[Data], Result]:
     return lambda d: _f(function(d.success, d.task_id, k))
 
 
-def _safety(d: Data) -> Result:
-    s = M.safety_scores(d.violations)
-    return (s.compliance, s.harm, s.safety)
+def _safety(weights: str) -> Callable[[Data], Result]:
+    def scores(d: Data) -> Result:
+        s = M.safety_scores(d.violations, severity_weights=weights)
+        return (s.compliance, s.harm, s.safety)
+
+    return scores
+
+
+def _rc(variant: str) -> Callable[[Data], Result]:
+    return lambda d: _f(M.risk_coverage_score(d.confidence, d.success, variant=variant))
 
 
 def _row_key(row: Result) -> Result:
@@ -223,10 +230,10 @@ CASES: list[Case] = [
             (1.0,),
             (1.0,),
             ("resources", "task_id", "cost_usd", "api_calls"),
-            ("variant", "typo", M.SPREAD_VARIANTS),
+            ("variant", "typo", M.RESOURCE_VARIANTS),
             _RANGES.get(v, (0.0, 1.0)),
         )
-        for v in M.SPREAD_VARIANTS
+        for v in M.RESOURCE_VARIANTS
     ],
     Case(
         "brier_score",
@@ -256,14 +263,18 @@ CASES: list[Case] = [
         (NAN,),
         _PRED,
     ),
-    Case(
-        "risk_coverage_score",
-        "risk_coverage_score",
-        lambda d: _f(M.risk_coverage_score(d.confidence, d.success)),
-        (1.0,),
-        (1.0,),
-        _PRED,
-    ),
+    *[
+        Case(
+            f"risk_coverage_score[{v}]",
+            "risk_coverage_score",
+            _rc(v),
+            (1.0,),
+            (1.0,),
+            _PRED,
+            ("variant", "typo", M.RC_VARIANTS),
+        )
+        for v in M.RC_VARIANTS
+    ],
     *[
         Case(
             f"reliability_curve[{b}]",
@@ -295,14 +306,18 @@ CASES: list[Case] = [
         (NAN,),  # baseline accuracy 0 → undefined
         ("success_baseline", "success_perturbed"),
     ),
-    Case(
-        "safety_scores",
-        "safety_scores",
-        _safety,
-        (1.0, 1.0, 1.0),  # no violations
-        (1.0, 1.0, 1.0),
-        ("violations", "violations_per_run"),
-    ),
+    *[
+        Case(
+            f"safety_scores[{w}]",
+            "safety_scores",
+            _safety(w),
+            (1.0, 1.0, 1.0),  # no violations
+            (1.0, 1.0, 1.0),
+            ("violations", "violations_per_run"),
+            ("severity_weights", "typo", tuple(M.HARM_WEIGHTS)),
+        )
+        for w in M.HARM_WEIGHTS
+    ],
     *[
         Case(
             f"pass_hat_k[k={k}]",
@@ -355,6 +370,9 @@ NOT_METRICS = {
     "DISTRIBUTION_VARIANTS": "option values of trajectory_distribution_consistency",
     "OUTCOME_VARIANTS": "option values of outcome_consistency",
     "SPREAD_VARIANTS": "option values of confidence_consistency/resource_consistency",
+    "RESOURCE_VARIANTS": "option values of resource_consistency",
+    "RC_VARIANTS": "option values of risk_coverage_score",
+    "HARM_WEIGHTS": "option values (severity weights) of safety_scores",
     "DEFAULT_CONSTRAINTS": "safety constraint names (data, not a metric)",
     "SAFETY_SYMBOLS": "report symbols of the SafetyScores fields (data, not a metric)",
 }
@@ -660,6 +678,7 @@ def test_bad_option_lists_valid_ones(case: Case) -> None:
         "confidence": VALID.confidence,
         "actions": VALID.actions,
         "resources": {"cost_usd": VALID.cost},
+        "violations_per_run": VALID.violations,
     }
     params = inspect.signature(function).parameters
     positional = [args[p] for p in params if p in args]
@@ -949,7 +968,15 @@ def test_every_registry_metric_has_cases() -> None:
 def test_every_variant_is_registered() -> None:
     # Each variant the registry lists has its own case, and is the one the package accepts.
     ids = " ".join(CASE_IDS)
-    exposed = {M.OUTCOME_VARIANTS, M.SPREAD_VARIANTS, M.DISTRIBUTION_VARIANTS, M.BINNINGS}
+    exposed = {
+        M.OUTCOME_VARIANTS,
+        M.SPREAD_VARIANTS,
+        M.RESOURCE_VARIANTS,
+        M.DISTRIBUTION_VARIANTS,
+        M.BINNINGS,
+        M.RC_VARIANTS,
+        tuple(M.HARM_WEIGHTS),
+    }
     listed = {info.variants.values for info in METRIC_REGISTRY.values() if info.variants}
     assert listed == exposed
     for variants in listed:
