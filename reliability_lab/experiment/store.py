@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from reliability_lab._secrets import redact
@@ -249,6 +250,15 @@ class ResultLine(NamedTuple):
     """The parsed record."""
 
 
+def _loads(raw: bytes) -> Any:
+    """One JSON value: orjson (several times faster), the standard library for what it refuses
+    (NaN, integers beyond 64 bits) so that every file read before reads the same."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw)
+
+
 def read_result_entries(path: Path, *, repair: bool = False) -> list[ResultLine]:
     """Every complete line of ``results.jsonl`` with its number and bytes.
 
@@ -266,7 +276,7 @@ def read_result_entries(path: Path, *, repair: bool = False) -> list[ResultLine]
             break
         end = offset + len(raw) + (0 if is_last else 1)
         try:
-            obj = json.loads(raw)
+            obj = _loads(raw)
             if not isinstance(obj, dict):
                 raise ValueError("not a JSON object")
         except ValueError as exc:
