@@ -69,11 +69,11 @@ def report_floor(runs: pd.DataFrame) -> None:
     key = codes * 8 + cond
     for col in ("success", "confidence", "cost_usd", "wall_time_s", "api_calls"):
         np.bincount(key, weights=runs[col].to_numpy(dtype=float))
-    lengths = runs["actions"].map(len).to_numpy()
-    flat, _ = pd.factorize(np.fromiter(itertools.chain.from_iterable(runs["actions"]), object))
-    text = np.frombuffer(flat.astype(np.uint32).tobytes(), dtype="<U1")  # one char per action
-    ends = np.cumsum(lengths)
-    strings = ["".join(text[e - n : e]) for e, n in zip(ends, lengths, strict=True)]
+    char: dict[str, str] = {}  # one character per distinct action, in one pass
+    strings = [
+        "".join([char.setdefault(x, chr(len(char))) for x in actions])
+        for actions in runs["actions"]
+    ]
     base = (runs["condition"] == "baseline").to_numpy() & runs["success"].to_numpy()
     by_task: dict[int, list[str]] = {}
     for task, s in zip(codes[base], np.asarray(strings, dtype=object)[base], strict=True):

@@ -131,7 +131,7 @@ def _columns(records: list[Mapping[str, Any]], source: str) -> pd.DataFrame:
         extra = pd.DataFrame.from_records(
             [_nested(records[i], i + 1, source) for i in nested], index=nested
         )
-        for col in extra:
+        for col in map(str, extra.columns):
             if col not in table:
                 table[col] = None
             table[col] = table[col].astype(object)
