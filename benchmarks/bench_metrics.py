@@ -92,6 +92,21 @@ def flat_five(base: pd.DataFrame) -> None:
     trajectory_sequence_consistency(actions, task, success)
 
 
+_IMPORT = "import time; t = time.process_time(); import {module}; print(time.process_time() - t)"
+
+
+def import_seconds(module: str, repeat: int = 5) -> float:
+    """Least CPU seconds to import ``module`` in a fresh interpreter (``repeat`` of them)."""
+    times = []
+    for _ in range(repeat):
+        code = _IMPORT.format(module=module)
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
+        times.append(float(out.stdout))
+    return min(times)
+
+
 _PEAK = """
 import resource, sys, warnings
 sys.path.insert(0, {bench!r})
@@ -146,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="least of this many timings")
     args = parser.parse_args(argv)
     print(f"CPU seconds, least of {args.repeat}; floors measured in this run")
+    print(f"import reliability_lab.metrics  {import_seconds('reliability_lab.metrics'):6.3f} s")
     for levels in ("many", "few"):
         runs = synthetic_runs(args.tasks, args.runs, args.conditions, levels=levels)
         base = runs[runs["condition"] == "baseline"]
