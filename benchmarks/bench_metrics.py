@@ -1,105 +1,154 @@
-"""Benchmark ``reliability_report`` and the flat metric functions on a synthetic run table.
+"""Benchmark the reliability report, the flat consistency functions and the results reader.
 
-Prints wall time, runs/second and peak memory (max RSS of this process) for the report
-without and with the bootstrap, the flat trajectory functions on the baseline runs, and the
-time to ``import reliability_lab.metrics`` in a fresh interpreter. Targets on a 2-core machine:
-10,000 tasks × 10 runs × 4 conditions (400,000 runs) in < 2 s without and < 10 s with
-B = 1000; each flat trajectory function on 100,000 runs (10,000 tasks × 10) in < 1 s;
-``import reliability_lab.metrics`` in < 0.5 s.
+Every figure is CPU seconds (``time.process_time``), best of ``--repeat``, printed beside a
+*floor* measured in the same run on the same data: the least work the step needs (keys, sums,
+one pass over the actions, edit distances; parsing the JSON lines), so that the ratio, not the
+machine's load, is what compares. Peak memory is the max RSS of a fresh interpreter that builds
+the run table and computes the report (``--boot 0``) — the table itself included.
 
     python benchmarks/bench_metrics.py --tasks 10000 --runs 10 --conditions 4 --boot 1000
+
+Rows (issue 26): report at B = 0 (target ≤ 1.3 × floor); report at B = ``--boot`` with many
+(≈ 92k) and few (21) confidence levels (target ≤ 2.5 s); the five flat consistency functions
+on the baseline runs (target ≤ 0.35 s at 100k runs); ``load_results`` of a ``results.jsonl``
+of ``--read-runs`` runs (target ≥ 4 × faster than before); peak memory (target ≤ 250 MB).
 """
 
 from __future__ import annotations
 
 import argparse
-import resource
+import itertools
+import json
 import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import Levenshtein
 import numpy as np
+import orjson
 import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _synthetic import synthetic_runs, write_results
 
 from reliability_lab import reliability_report
 from reliability_lab.errors import UndefinedMetricWarning
+from reliability_lab.experiment import store
 from reliability_lab.metrics import (
+    confidence_consistency,
+    outcome_consistency,
+    resource_consistency,
     trajectory_distribution_consistency,
     trajectory_sequence_consistency,
 )
-
-CONDITIONS = ("baseline", "fault", "structural", "prompt")
-TOOLS = np.array([f"tool_{i}" for i in range(12)], dtype=object)
+from reliability_lab.results.read import load_results
 
 
-def synthetic_runs(n_tasks: int, n_runs: int, n_conditions: int, seed: int = 0) -> pd.DataFrame:
-    """A run table with ~10-action trajectories, continuous confidences and resources."""
-    rng = np.random.default_rng(seed)
-    conditions = CONDITIONS[:n_conditions]
-    n = n_tasks * n_runs * len(conditions)
-    task = np.tile(np.repeat(np.arange(n_tasks), n_runs), len(conditions))
-    condition = np.repeat(np.array(conditions, dtype=object), n_tasks * n_runs)
-    difficulty = rng.uniform(0.05, 0.95, n_tasks)[task]
-    penalty = np.where(condition == "baseline", 0.0, 0.1)
-    success = rng.random(n) < (difficulty - penalty)
-    confidence = np.clip(difficulty + rng.normal(0, 0.15, n), 0, 1)
-    lengths = rng.integers(8, 13, n)
-    flat = TOOLS[rng.integers(0, len(TOOLS), lengths.sum())]
-    actions = np.split(flat, np.cumsum(lengths)[:-1])
-    return pd.DataFrame(
-        {
-            "agent": "synthetic",
-            "task_id": pd.Series(task).map("task-{}".format),
-            "condition": condition,
-            "variant": np.where(condition == "baseline", "", "v1"),
-            "run": np.tile(np.arange(n_runs), n_tasks * len(conditions)),
-            "success": success,
-            "confidence": confidence,
-            "confidence_source": "elicited",
-            "actions": [list(a) for a in actions],
-            "cost_usd": rng.gamma(2.0, 0.01, n),
-            "wall_time_s": rng.gamma(3.0, 2.0, n),
-            "api_calls": lengths + 1.0,
-            "num_actions": lengths.astype(float),
-            "violations": [[] for _ in range(n)],
-        }
-    )
-
-
-def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
-def _time(call: Callable[[], Any], repeat: int = 1) -> float:
-    """Best wall time of ``repeat`` calls (UndefinedMetricWarnings silenced)."""
+def cpu(call: Callable[[], Any], repeat: int) -> float:
+    """Least CPU seconds of ``repeat`` calls (UndefinedMetricWarnings silenced)."""
     best = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             call()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best
 
 
-_IMPORT = "import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+def report_floor(runs: pd.DataFrame) -> None:
+    """The least work of a report: keys, per-task sums, one pass over the actions, and the
+    edit distances of every pair of successful baseline runs of a task."""
+    codes, _ = pd.factorize(runs["task_id"])
+    cond, _ = pd.factorize(runs["condition"])
+    key = codes * 8 + cond
+    for col in ("success", "confidence", "cost_usd", "wall_time_s", "api_calls"):
+        np.bincount(key, weights=runs[col].to_numpy(dtype=float))
+    char: dict[str, str] = {}  # one character per distinct action, in one pass
+    strings = [
+        "".join([char.setdefault(x, chr(len(char))) for x in actions])
+        for actions in runs["actions"]
+    ]
+    base = (runs["condition"] == "baseline").to_numpy() & runs["success"].to_numpy()
+    by_task: dict[int, list[str]] = {}
+    for task, s in zip(codes[base], np.asarray(strings, dtype=object)[base], strict=True):
+        by_task.setdefault(task, []).append(s)
+    for group in by_task.values():
+        for a, b in itertools.combinations(group, 2):
+            Levenshtein.distance(a, b)
+
+
+def flat_five(base: pd.DataFrame) -> None:
+    task, success, actions = base["task_id"], base["success"], base["actions"]
+    outcome_consistency(success, task)
+    confidence_consistency(base["confidence"], task)
+    resource_consistency({c: base[c] for c in ("cost_usd", "wall_time_s", "api_calls")}, task)
+    trajectory_distribution_consistency(actions, task, success)
+    trajectory_sequence_consistency(actions, task, success)
+
+
+_IMPORT = "import time; t = time.process_time(); import {module}; print(time.process_time() - t)"
 
 
 def import_seconds(module: str, repeat: int = 5) -> float:
-    """Best time to import ``module`` in a fresh interpreter (``repeat`` interpreters)."""
+    """Least CPU seconds to import ``module`` in a fresh interpreter (``repeat`` of them)."""
     times = []
     for _ in range(repeat):
+        code = _IMPORT.format(module=module)
         out = subprocess.run(
-            [sys.executable, "-c", _IMPORT.format(module=module)],
-            capture_output=True,
-            text=True,
-            check=True,
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
         )
         times.append(float(out.stdout))
     return min(times)
+
+
+_PEAK = """
+import resource, sys, warnings
+sys.path.insert(0, {bench!r})
+from _synthetic import synthetic_runs
+from reliability_lab import reliability_report
+warnings.simplefilter("ignore")
+runs = synthetic_runs({tasks}, {runs}, {conditions})
+reliability_report(runs, n_boot=0, seed=0)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
+"""
+
+
+def peak_mb(args: argparse.Namespace) -> float:
+    code = _PEAK.format(
+        bench=str(Path(__file__).parent),
+        tasks=args.tasks,
+        runs=args.runs,
+        conditions=args.conditions,
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(out.stdout.split()[-1])
+
+
+def reader_rows(args: argparse.Namespace) -> None:
+    runs = synthetic_runs(args.read_runs // 10, 10, 1)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "results.jsonl"
+        size = write_results(runs, path)
+        lines = [line for line in path.read_bytes().split(b"\n") if line]
+
+        def parse_only() -> None:
+            with store._collector_paused():
+                [orjson.loads(line) for line in lines]
+
+        floor = cpu(parse_only, args.repeat)
+        stdlib = cpu(lambda: [json.loads(line) for line in lines], args.repeat)
+        took = cpu(lambda: load_results(path), args.repeat)
+    print(
+        f"load_results {len(runs):,} runs ({size / 1e6:.0f} MB)   {took:6.2f} s   "
+        f"floor (orjson parse) {floor:5.2f} s  ratio {took / floor:4.1f}   "
+        f"[stdlib json.loads per line alone: {stdlib:5.2f} s]"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,31 +157,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--conditions", type=int, default=4, choices=range(1, 5))
     parser.add_argument("--boot", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=1, help="best of this many timings")
+    parser.add_argument("--read-runs", type=int, default=200_000)
+    parser.add_argument("--repeat", type=int, default=3, help="least of this many timings")
     args = parser.parse_args(argv)
-    for module in ("reliability_lab.metrics", "reliability_lab.metrics.consistency"):
-        print(f"import {module:<38} {import_seconds(module):6.3f} s (best of 5 interpreters)")
-    start = time.perf_counter()
-    runs = synthetic_runs(args.tasks, args.runs, args.conditions)
-    n = len(runs)
-    print(
-        f"synthetic run table: {args.tasks} tasks x {args.runs} runs x {args.conditions} "
-        f"conditions = {n:,} runs (built in {time.perf_counter() - start:.1f} s)"
-    )
-    base = runs[runs["condition"] == "baseline"]
-    flat = (base["actions"], base["task_id"], base["success"])
-    for name, function in (
-        ("trajectory_distribution_consistency", trajectory_distribution_consistency),
-        ("trajectory_sequence_consistency", trajectory_sequence_consistency),
-    ):
-        elapsed = _time(lambda f=function: f(*flat), args.repeat)
-        print(f"{name:<37} {len(base):,} runs  wall {elapsed:7.2f} s")
-    for n_boot in (0, args.boot):
-        elapsed = _time(lambda b=n_boot: reliability_report(runs, n_boot=b, seed=0), args.repeat)
+    print(f"CPU seconds, least of {args.repeat}; floors measured in this run")
+    print(f"import reliability_lab.metrics  {import_seconds('reliability_lab.metrics'):6.3f} s")
+    for levels in ("many", "few"):
+        runs = synthetic_runs(args.tasks, args.runs, args.conditions, levels=levels)
+        base = runs[runs["condition"] == "baseline"]
+        n_levels = base["confidence"].dropna().nunique()
+        print(f"--- {len(runs):,} runs, {n_levels:,} confidence levels among baseline runs")
+        floor = cpu(lambda r=runs: report_floor(r), args.repeat)
+        zero = cpu(lambda r=runs: reliability_report(r, n_boot=0, seed=0), args.repeat)
         print(
-            f"reliability_report n_boot={n_boot:<5d} wall {elapsed:7.2f} s   "
-            f"{n / elapsed:12,.0f} runs/s   peak RSS {_peak_mb():7.0f} MB"
+            f"report B=0            {zero:6.2f} s   floor {floor:5.2f} s  ratio {zero / floor:4.2f}"
         )
+        boot = cpu(lambda r=runs: reliability_report(r, n_boot=args.boot, seed=0), 1)
+        print(f"report B={args.boot:<5d}        {boot:6.2f} s   (target 2.5 s; B=0 {zero:.2f} s)")
+        if levels == "many":
+            five = cpu(lambda b=base: flat_five(b), args.repeat)
+            print(f"flat consistency x5   {five:6.2f} s   on {len(base):,} baseline runs")
+    reader_rows(args)
+    print(f"peak memory, report B=0 (fresh interpreter, table included): {peak_mb(args):.0f} MB")
     return 0
 
 

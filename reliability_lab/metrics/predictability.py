@@ -193,35 +193,45 @@ class LevelCounts:
     """Successes and failures per confidence level and the running sums both ranking metrics use.
 
     The last axis is the confidence levels in descending order; leading axes are a batch (the
-    report's bootstrap replicates). Counts are whole numbers stored as floats.
+    report's bootstrap replicates). Counts are whole numbers, as integers or as floats; as
+    integers the running sums are cheaper and the harmonic numbers a table lookup.
     """
 
     pos: np.ndarray
     neg: np.ndarray
     n: np.ndarray  # runs at each level
     through: np.ndarray  # runs at this level or higher
-    before: np.ndarray  # runs at higher levels
-    neg_before: np.ndarray  # failures at higher levels
+    neg_through: np.ndarray  # failures at this level or higher
     n_pos: np.ndarray
     n_neg: np.ndarray
     total: np.ndarray
+    rate_through: np.ndarray | None = None  # error rate × through (computed if not given)
 
     @classmethod
     def of(cls, pos: np.ndarray, neg: np.ndarray) -> LevelCounts:
         pos, neg = np.ascontiguousarray(pos), np.ascontiguousarray(neg)  # fast running sums
         n = pos + neg
-        n_pos, n_neg = pos.sum(axis=-1), neg.sum(axis=-1)
         through = np.cumsum(n, axis=-1)
-        neg_before = np.cumsum(neg, axis=-1)
-        neg_before -= neg
-        return cls(pos, neg, n, through, through - n, neg_before, n_pos, n_neg, n_pos + n_neg)
+        neg_through = np.cumsum(neg, axis=-1)
+        total, n_neg = through[..., -1], neg_through[..., -1]
+        return cls(pos, neg, n, through, neg_through, total - n_neg, n_neg, total)
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Σ a·b over the last axis, batch axes kept."""
+    return np.einsum("...l,...l->...", a, b)
 
 
 def auroc_from_counts(c: LevelCounts) -> np.ndarray:
-    """Mann–Whitney AUROC (ties ½): Σ_levels pos·(failures below + ½ failures tied)/(n₊·n₋)."""
-    neg_below_or_half_tied = c.n_neg[..., None] - c.neg_before - 0.5 * c.neg
+    """Mann–Whitney AUROC (ties ½): Σ_levels pos·(failures below + ½ failures tied)/(n₊·n₋).
+
+    Computed as (n₊n₋ − Σ pos·failures-at-or-above + ½ Σ pos·neg)/(n₊n₋): every term is a
+    whole or half number, so the sums are exact and the result does not depend on their order.
+    """
+    pairs = c.n_pos * c.n_neg
+    twice = 2 * pairs - 2 * _dot(c.pos, c.neg_through) + _dot(c.pos, c.neg)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (c.pos * neg_below_or_half_tied).sum(axis=-1) / (c.n_pos * c.n_neg)
+        return twice / (2.0 * pairs)
 
 
 def _harmonic(x: np.ndarray) -> np.ndarray:
@@ -243,7 +253,8 @@ def harmonic_table(max_count: int) -> Harmonic:
     table = _harmonic(np.arange(max_count + 1))
 
     def lookup(x: np.ndarray) -> np.ndarray:
-        return table[np.asarray(x).astype(np.int64)]
+        x = np.asarray(x)
+        return np.take(table, x if x.dtype.kind in "iu" else x.astype(np.int64))
 
     return lookup
 
@@ -253,16 +264,22 @@ def aurc_from_counts(c: LevelCounts, harmonic: Harmonic = _harmonic) -> tuple[np
 
     Within a tie group of n runs starting after s earlier runs with E earlier errors and
     error rate r, position s + j has expected cumulative error E + j·r, so the group adds
-    Σ_j (E + j r)/(s + j) = E·ΔH + r·(n − s·ΔH), ΔH = H(s + n) − H(s).
+    Σ_j (E + j r)/(s + j) = E·ΔH + r·(n − s·ΔH), ΔH = H(s + n) − H(s). Summed over the
+    groups, with F = E + r·n the errors through the group and S = s + n the runs through it,
+    that is n₋ + Σ ΔH·(F − r·S): one running sum of each and one harmonic number per level.
     """
     h_through = harmonic(c.through)
-    h_before = np.empty_like(h_through)  # H(before) = H(through) of the level above
-    h_before[..., 0] = harmonic(c.before[..., 0])
-    h_before[..., 1:] = h_through[..., :-1]
+    dh = np.empty_like(h_through)  # H(through) − H(before); H(before) = H(through) one level up
+    dh[..., 0] = h_through[..., 0] - harmonic(np.zeros_like(c.through[..., 0]))
+    np.subtract(h_through[..., 1:], h_through[..., :-1], out=dh[..., 1:])
     with np.errstate(invalid="ignore", divide="ignore"):
-        rate = np.where(c.n > 0, c.neg / np.where(c.n > 0, c.n, 1.0), 0.0)
-        dh = h_through - h_before
-        aurc = (c.neg_before * dh + rate * (c.n - c.before * dh)).sum(axis=-1) / c.total
+        if c.rate_through is None:
+            rate = np.divide(c.neg, c.n, out=np.zeros(c.n.shape), where=c.n > 0)
+            rate *= c.through
+        else:
+            rate = c.rate_through.copy()
+        np.subtract(c.neg_through, rate, out=rate)
+        aurc = (c.n_neg + _dot(dh, rate)) / c.total
         ideal = (c.n_neg - c.n_pos * (harmonic(c.total) - harmonic(c.n_pos))) / c.total
         e_max = c.n_neg / c.total - ideal
     return aurc, ideal, e_max

@@ -29,7 +29,6 @@ from reliability_lab.metrics.consistency import (
     resource_per_task,
 )
 from reliability_lab.metrics.predictability import (
-    LevelCounts,
     auroc_from_counts,
     bin_index,
     ece_from_bins,
@@ -57,7 +56,7 @@ __all__ = ["PER_TASK_METRICS", "BaselineRuns", "Pooled", "TaskStats"]
 PER_TASK_METRICS = tuple(
     m.symbol for m in METRIC_REGISTRY.values() if m.per_task and m.dimension != "session"
 )
-_CELL_BUDGET = 250_000  # replicates × levels at once: ~2 MB arrays stay in cache (2× faster)
+_CELL_BUDGET = 500_000  # replicates × levels (or runs) at once: ~4 MB arrays stay near the cache
 
 
 def _weighted_mean_over_tasks(weights: np.ndarray, per_task: np.ndarray) -> np.ndarray:
@@ -197,10 +196,10 @@ class Pooled:
         # larger than the replicate's total: the harmonic numbers come from one table.
         whole = bool(np.array_equal(w, np.round(w)))
         harmonic = harmonic_table(int((w @ levels.runs_per_unit).max())) if whole else None
-        step = max(1, _CELL_BUDGET // levels.n_levels)
+        step = max(1, _CELL_BUDGET // levels.width)
         for start in range(0, len(w), step):
             part = slice(start, start + step)
-            counts = LevelCounts.of(*levels.counts(w[part]))
+            counts = levels.counts(w[part].astype(np.int64) if whole else w[part])
             auroc[part] = auroc_from_counts(counts)
             if self.rc_variant == "grid":
                 rc[part] = rc_score_grid_from_counts(counts)

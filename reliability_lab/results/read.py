@@ -56,16 +56,29 @@ _FLOAT_COLUMNS = (
 )
 
 
-def _row(record: Mapping[str, Any], number: int, source: str) -> dict[str, Any]:
-    version = record.get("schema_version")
-    if version != RESULT_SCHEMA_VERSION:
-        raise RunTableError(
-            f"{source}: line {number}: schema_version {version!r} is not supported "
-            f"(this version reads {RESULT_SCHEMA_VERSION})"
-        )
-    record_key(record, source=source, line=number)
-    row = {col: record[col] for col in (*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS) if col in record}
-    row.update(run_columns(record.get("perturbation"), str(record.get("variant", ""))))
+_KEPT = (*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS)
+
+
+def _keys_plainly_valid(table: pd.DataFrame) -> bool:
+    """Whether every row's run key is valid, checked per column (no per-record loop): agent
+    and task_id non-empty strings, condition and variant strings, run an integer >= 0."""
+    for col in ("agent", "task_id", "condition", "variant"):
+        if col not in table:
+            if col in ("agent", "task_id"):
+                return False
+            continue
+        values = table[col].to_numpy(dtype=object, copy=True)
+        if pd.api.types.infer_dtype(values, skipna=False) != "string":
+            return False
+        if col in ("agent", "task_id") and (values == "").any():
+            return False
+    run = table["run"] if "run" in table else None
+    return run is not None and run.dtype.kind in "iu" and bool((run >= 0).all())
+
+
+def _nested(record: Mapping[str, Any], number: int, source: str) -> dict[str, Any]:
+    """The columns a record's ``perturbation``, ``session`` and ``safety`` objects give."""
+    row = run_columns(record.get("perturbation"), str(record.get("variant", "")))
     session = record.get("session")
     if isinstance(session, Mapping):
         row.update({name: session.get(name) for name in SESSION_METRICS})
@@ -84,10 +97,54 @@ def _row(record: Mapping[str, Any], number: int, source: str) -> dict[str, Any]:
         raise RunTableError(
             f"{source}: line {number}: field 'safety' must be an object or null, got {safety!r:.80}"
         )
-    for col in _FLOAT_COLUMNS:  # JSON null is how NaN ("not recorded") is stored
-        if col in row and row[col] is None:
-            row[col] = math.nan
     return row
+
+
+def _check_versions(records: list[Mapping[str, Any]], source: str) -> None:
+    versions = [rec.get("schema_version") for rec in records]
+    if versions.count(RESULT_SCHEMA_VERSION) == len(versions):
+        return
+    number, version = next(
+        (i, v) for i, v in enumerate(versions, start=1) if v != RESULT_SCHEMA_VERSION
+    )
+    raise RunTableError(
+        f"{source}: line {number}: schema_version {version!r} is not supported "
+        f"(this version reads {RESULT_SCHEMA_VERSION})"
+    )
+
+
+def _columns(records: list[Mapping[str, Any]], source: str) -> pd.DataFrame:
+    """The run-table and extra columns, column by column; the nested objects record by record
+    only where a record has one."""
+    keys = set().union(*records)
+    table = pd.DataFrame.from_records(records, columns=[c for c in _KEPT if c in keys])
+    nested = [
+        i
+        for i, rec in enumerate(records)
+        if any(rec.get(f) is not None for f in ("perturbation", "session", "safety"))
+    ]
+    for col, value in run_columns(None, "").items():  # a run without a perturbation record
+        fresh = isinstance(value, list)
+        table[col] = [list(value) if fresh else value for _ in range(len(table))]
+    variant = table["variant"].fillna("").astype(str) if "variant" in table else None
+    if variant is not None:
+        intensity = {v: run_columns(None, v)["intensity"] for v in variant.unique()}
+        table["intensity"] = variant.map(intensity).astype(object)
+    if nested:
+        extra = pd.DataFrame.from_records(
+            [_nested(records[i], i + 1, source) for i in nested], index=nested
+        )
+        for col in map(str, extra.columns):
+            if col not in table:
+                table[col] = None
+            table[col] = table[col].astype(object)
+            table.loc[extra.index, col] = extra[col].astype(object)
+    for col in _FLOAT_COLUMNS:  # JSON null is how NaN ("not recorded") is stored
+        if col in table and table[col].dtype == object:
+            values = table[col].to_numpy(dtype=object, copy=True)
+            values[pd.isna(values)] = math.nan
+            table[col] = pd.Series(values, index=table.index).infer_objects()
+    return table
 
 
 def records_to_run_table(
@@ -101,11 +158,15 @@ def records_to_run_table(
         An unsupported ``schema_version`` or an invalid run table (via
         :func:`~reliability_lab.runs.validate_run_table`), naming ``source``.
     """
-    rows = [_row(rec, i, source) for i, rec in enumerate(records, start=1)]
-    if not rows:
+    records = records if isinstance(records, list) else list(records)
+    if not records:
         columns = [*RUN_TABLE_COLUMNS, *EXTRA_COLUMNS, *RUN_COLUMNS]
         return validate_run_table(pd.DataFrame(columns=columns), source=source)
-    table = pd.DataFrame.from_records(rows)
+    _check_versions(records, source)
+    table = _columns(records, source)
+    if not _keys_plainly_valid(table):  # find the first bad record and name its line
+        for i, rec in enumerate(records, start=1):
+            record_key(rec, source=source, line=i)
     # None = none
     for col in (
         "confidence_error",

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from reliability_lab._secrets import redact
@@ -248,6 +249,15 @@ class ResultLine(NamedTuple):
     """The parsed record."""
 
 
+def _loads(raw: bytes) -> Any:
+    """One JSON value: orjson (several times faster), the standard library for what it refuses
+    (NaN, integers beyond 64 bits) so that every file read before reads the same."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw)
+
+
 def read_result_entries(path: Path, *, repair: bool = False) -> list[ResultLine]:
     """Every complete line of ``results.jsonl`` with its number and bytes.
 
@@ -255,7 +265,10 @@ def read_result_entries(path: Path, *, repair: bool = False) -> list[ResultLine]
     """
     if not path.exists():
         return []
-    data = path.read_bytes()
+    return _parse_entries(path, path.read_bytes(), repair)
+
+
+def _parse_entries(path: Path, data: bytes, repair: bool) -> list[ResultLine]:
     entries: list[ResultLine] = []
     offset = 0
     lines = data.split(b"\n")
@@ -265,7 +278,7 @@ def read_result_entries(path: Path, *, repair: bool = False) -> list[ResultLine]
             break
         end = offset + len(raw) + (0 if is_last else 1)
         try:
-            obj = json.loads(raw)
+            obj = _loads(raw)
             if not isinstance(obj, dict):
                 raise ValueError("not a JSON object")
         except ValueError as exc:
