@@ -4,7 +4,7 @@ forest plot (docs/statistics.md, "Comparing agents")."""
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -19,7 +19,7 @@ __all__ = ["plot_paired_differences"]
 _COLUMNS = ("difference", "difference_lo", "difference_hi", "p_adjusted")
 
 
-def _family_text(attrs: dict[str, Any]) -> str:
+def _family_text(attrs: Mapping[Any, Any]) -> str:
     family = attrs.get("family")
     if not family:
         return "Holm family not recorded"

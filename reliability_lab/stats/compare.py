@@ -270,7 +270,8 @@ def compare_agents(
     stats = (TaskStats.build(base_runs, prof), TaskStats.build(cand_runs, prof))
     n_tasks = stats[0].n_tasks
     ones = np.ones((1, n_tasks))
-    point = tuple({k: float(v[0]) for k, v in s.evaluate(ones).items()} for s in stats)
+    base_point, cand_point = ({k: float(v[0]) for k, v in s.evaluate(ones).items()} for s in stats)
+    point = (base_point, cand_point)
     names, left_out = _metrics(metrics, point, (baseline, candidate))
     rng = np.random.default_rng(
         [seed, zlib.crc32(baseline.encode("utf-8")), zlib.crc32(candidate.encode("utf-8"))]
