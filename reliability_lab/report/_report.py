@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from reliability_lab.errors import RunTableError, UndefinedMetricWarning
+from reliability_lab.report._boundary import boundary_interval, degenerate_at_boundary
 from reliability_lab.report._taskstats import TaskStats
 from reliability_lab.report._within import RunResampler
 from reliability_lab.report.profiles import MetricProfile, get_profile
@@ -63,6 +64,7 @@ class _Interval:
     lo: float
     hi: float
     undefined_share: float
+    boundary: bool = False  # Clopper–Pearson on the task level (every task at 0 or 1)
 
 
 def bootstrap_replicates(
@@ -103,15 +105,21 @@ def _bootstrap(
     Two-level replicates are first shifted so that their median is the point estimate:
     redrawing a task's runs with replacement biases every nonlinear per-task value by itself
     ((2p̂ − 1)² of a resample exceeds the task's by 4p̂(1 − p̂)/K on average), and uncentred
-    intervals then miss their own estimate (docs/statistics.md, "Intervals").
+    intervals then miss their own estimate (docs/statistics.md, "Intervals"). With one task
+    every interval is NaN; a metric at 0 or 1 in every replicate gets the task-level
+    Clopper–Pearson interval (:mod:`._boundary`).
     """
     draws = bootstrap_replicates(stats, n_boot, rng, resampler)
     intervals = {}
     for name, values in draws.items():
         defined = values[~np.isnan(values)]
         share = 1.0 - defined.size / values.size
-        if defined.size == 0 or math.isnan(point[name]):
+        if defined.size == 0 or math.isnan(point[name]) or stats.n_tasks < 2:
             intervals[name] = _Interval(math.nan, math.nan, share)
+            continue
+        if degenerate_at_boundary(point[name], values):
+            lo, hi = boundary_interval(point[name], stats.n_tasks, alpha)
+            intervals[name] = _Interval(lo, hi, share, boundary=True)
             continue
         if resampler is not None:
             defined = defined - (np.median(defined) - point[name])
@@ -165,6 +173,11 @@ def _agent_row(
         rng = agent_rng(seed, agent)
         intervals = _bootstrap(stats, n_boot, 1 - confidence_level, rng, resampler, point)
         notes += _add_intervals(row, point, intervals, n_boot)
+        if stats.n_tasks < 2:
+            notes.append(
+                "one task: a bootstrap over tasks cannot vary, so every interval is undefined "
+                "(NaN); run more tasks"
+            )
     return row, notes
 
 
@@ -173,7 +186,7 @@ def _add_intervals(
 ) -> list[str]:
     """``<m>_lo``, ``<m>_hi`` and ``<m>_undef`` for every metric defined at the point estimate;
     a warning text if a metric was undefined in more than 5 % of the replicates."""
-    shaky = []
+    shaky, boundary = [], []
     for name, value in point.items():
         if math.isnan(value):
             continue
@@ -182,12 +195,21 @@ def _add_intervals(
         row[f"{name}_undef"] = interval.undefined_share
         if interval.undefined_share > UNDEFINED_SHARE_WARN:
             shaky.append(f"{name} in {interval.undefined_share:.1%}")
-    if not shaky:
-        return []
-    return [
-        f"metrics undefined in part of the {n_boot} bootstrap replicates (their intervals "
-        f"rest on the others only): {', '.join(shaky)}"
-    ]
+        if interval.boundary:
+            boundary.append(f"{name} = {value:g}")
+    notes = []
+    if shaky:
+        notes.append(
+            f"metrics undefined in part of the {n_boot} bootstrap replicates (their intervals "
+            f"rest on the others only): {', '.join(shaky)}"
+        )
+    if boundary:
+        notes.append(
+            f"{', '.join(boundary)} on every task: the bootstrap cannot vary there, so these "
+            "intervals are task-level Clopper–Pearson intervals (docs/statistics.md, "
+            '"Intervals")'
+        )
+    return notes
 
 
 def reliability_report(
