@@ -13,6 +13,7 @@ import pandas as pd
 
 from reliability_lab.errors import RunTableError, UndefinedMetricWarning
 from reliability_lab.report._boundary import boundary_interval, degenerate_at_boundary
+from reliability_lab.report._spread import spread_notes
 from reliability_lab.report._taskstats import TaskStats
 from reliability_lab.report._within import RunResampler
 from reliability_lab.report.profiles import MetricProfile, get_profile
@@ -167,7 +168,7 @@ def _agent_row(
     row.update(point)
     for name in _TERMS_RECORDED:
         row[f"{name}_terms"] = "+".join(terms_used(name, row))
-    notes = _explain(row, list(point))
+    notes = _explain(row, list(point)) + spread_notes(stats)
     if n_boot > 0:
         resampler = RunResampler.build(ok, stats, profile) if bootstrap == "two-level" else None
         rng = agent_rng(seed, agent)
