@@ -48,7 +48,9 @@ def spread_bias_table(n_tasks: int) -> pd.DataFrame:
                 row: dict[str, object] = {"values": family, "CV": cv, "estimator": variant}
                 for k in KS:
                     x = _draw(family, cv, (n_tasks, k), rng).ravel()
-                    groups = Groups(codes=np.repeat(np.arange(n_tasks), k), labels=np.arange(n_tasks))
+                    groups = Groups(
+                        codes=np.repeat(np.arange(n_tasks), k), labels=np.arange(n_tasks)
+                    )
                     err = resource_per_task({"cost_usd": x}, groups, variant) - math.exp(-cv)
                     err = err[~np.isnan(err)]
                     se = err.std(ddof=1) / math.sqrt(err.size)
@@ -79,9 +81,7 @@ def level_table(reps: int, n_boot: int, sizes: tuple[int, ...] = (5, 10, 20, 50)
         for rep in range(reps):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                table = compare_agents(
-                    _null_runs(t, 7000 + rep), "A", "B", n_boot=n_boot, seed=rep
-                )
+                table = compare_agents(_null_runs(t, 7000 + rep), "A", "B", n_boot=n_boot, seed=rep)
             for metric, p in table["p_value"].items():
                 rejected.setdefault(str(metric), []).append(bool(p < 0.05))
             family_wise.append(bool((table["p_adjusted"] < 0.05).any()))
