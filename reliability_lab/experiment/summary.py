@@ -53,6 +53,7 @@ from reliability_lab.experiment.store import (
 )
 from reliability_lab.experiment.traces import TRACES_FILE
 from reliability_lab.report.passk import pass_k_table
+from reliability_lab.report.profiles import resources_used
 from reliability_lab.runs import BASELINE, is_infrastructure_error
 
 __all__ = [
@@ -207,6 +208,7 @@ def _reliability(
             confidence_level=config.report.confidence_level,
             seed=config.seed,
             bootstrap=config.report.bootstrap,
+            resources=config.report.resources,
         )
     notes = []
     for w in caught:
@@ -463,6 +465,7 @@ def _summarize(
             "confidence_level": config.report.confidence_level,
             "seed": config.seed,
             "bootstrap": config.report.bootstrap,
+            "resources": resources_used(config.report.resources),
             "agents": _report_dict(report),
         },
         "sessions": _sessions_info(runs, sessions),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import warnings
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,7 @@ from reliability_lab.report._boundary import boundary_interval, degenerate_at_bo
 from reliability_lab.report._spread import spread_notes
 from reliability_lab.report._taskstats import TaskStats
 from reliability_lab.report._within import RunResampler
-from reliability_lab.report.profiles import MetricProfile, get_profile
+from reliability_lab.report.profiles import MetricProfile, get_profile, with_resources
 from reliability_lab.report.registry import (
     METRIC_REGISTRY,
     METRICS,
@@ -221,6 +222,7 @@ def reliability_report(
     confidence_level: float = 0.95,
     seed: int = 0,
     bootstrap: str = "tasks",
+    resources: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Every reliability metric per agent, with bootstrap confidence intervals.
 
@@ -258,6 +260,10 @@ def reliability_report(
         task, its runs with replacement (a run index's baseline and perturbed runs together),
         and centres the replicates on the point estimate. Both are percentile intervals; what
         each covers: docs/statistics.md, "Intervals".
+    resources : sequence of str, optional
+        The resource columns C_res averages over (default: every recorded one of
+        ``RESOURCE_COLUMNS``, the paper's set); recorded in ``attrs["profile"]``. Leave out
+        ``wall_time_s`` and ``call_latency_s`` for numbers that identical reruns reproduce.
 
     Returns
     -------
@@ -288,7 +294,7 @@ def reliability_report(
     >>> float(report.loc["a", "accuracy"]), float(report.loc["a", "R_Con"])
     (0.375, 0.625)
     """
-    prof = get_profile(profile)
+    prof = with_resources(get_profile(profile), resources)
     _check_options(n_boot, confidence_level, bootstrap)
     table = validate_run_table(runs, source="runs")
     if table.empty:
