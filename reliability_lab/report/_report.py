@@ -208,8 +208,8 @@ def _add_intervals(
     if boundary:
         notes.append(
             f"{', '.join(boundary)} on every task: the bootstrap cannot vary there, so these "
-            "intervals are task-level Clopper–Pearson intervals (docs/statistics.md, "
-            '"Intervals")'
+            "intervals are task-level Clopper–Pearson intervals "
+            '(docs/statistics.md, "Intervals")'
         )
     return notes
 

@@ -3,8 +3,8 @@
 The delete-one jackknife of exp(−CV) removes the O(1/K) bias of the plug-in, not all of it:
 the sample CV of skewed values (costs, tokens, times across repeated runs) is biased low by
 more than a jackknife corrects once the within-task CV is large. The simulation study
-(docs/statistics.md, "Resource and confidence consistency under the unbiased profile",
-log-normal and gamma values) finds the jackknife within 0.01 of exp(−CV) for a within-task
+(docs/statistics.md, "Finite K": its table of exp(−CV) estimators under log-normal and
+gamma values) finds the jackknife within 0.01 of exp(−CV) for a within-task
 CV up to ``MAX_CV`` with at least ``MIN_RUNS`` runs per task; at CV 1 it is +0.02 to +0.06
 high (log-normal), at CV 1.5 up to +0.12, and at K = 3 up to −0.02 even for small CVs. The
 report warns when an agent's data fall outside that range.
@@ -56,7 +56,6 @@ def spread_notes(stats: TaskStats) -> list[str]:
             f"{name} (jackknife) is unbiased within 0.01 only for a within-task CV ≤ {MAX_CV} "
             f"and ≥ {MIN_RUNS} runs per task; these tasks have a median CV ≈ {cv:.2f} and "
             f"median {median_k:g} runs, so {name} may be off by more than 0.01 (high for large "
-            'CVs; docs/statistics.md, "Resource and confidence consistency under the unbiased '
-            'profile", gives the bias)'
+            'CVs; the bias by CV and K: docs/statistics.md, "Finite K")'
         )
     return notes

@@ -216,7 +216,7 @@ def plan_runs(
         Seed of the bootstraps.
     assurance : float
         Share of experiments run as planned whose interval should meet the target (0.5 =
-        plan on the pilot's variance as it is; the study: docs/statistics.md, "Planning").
+        plan on the pilot's variance as it is; the study: docs/statistics.md, "How many runs").
 
     Returns
     -------

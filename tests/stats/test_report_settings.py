@@ -80,10 +80,10 @@ def test_resources_without_time_make_reruns_agree() -> None:
     assert values[0] == values[1]
     cv = runs.groupby("task_id")["cost_usd"].agg(lambda x: np.std(x, ddof=1) / np.mean(x))
     assert values[0] == pytest.approx(np.mean(np.exp(-cv)))
-    with pytest.raises(ValueError, match="resources: .*unknown: \\['tokens'\\]"):
+    with pytest.raises(ValueError, match=r"resources: .*unknown: \['tokens'\]"):
         reliability_report(runs, n_boot=0, resources=["tokens"])
 
 
 def test_unknown_resource_is_a_config_error() -> None:
-    with pytest.raises(ConfigError, match="report.resources"):
+    with pytest.raises(ConfigError, match=r"report\.resources"):
         parse_config(CONFIG | {"report": {"resources": ["gpu_hours"]}})
