@@ -358,10 +358,10 @@ def _plan_one(
         row.update(tasks=needed[k], runs_per_task=k, total_runs=needed[k] * k)
         lines.append(f"  → recommend {needed[k]} tasks × {k} runs = {needed[k] * k} runs.")
     else:
-        floor = math.ceil(z**2 * c.sigma2_between / halfwidth**2)
+        floor = allowance_tasks(c.sigma2_between, c.t0, z, halfwidth, levels[1])[0]
         largest = f"K ≤ {grid[-1]}" if grid else "the allowed K"
         lines.append(
             f"  → not reachable with {max_tasks} tasks and {largest}: the between-task spread "
-            f"alone needs T ≥ {floor}."
+            f"alone (with the allowance) needs T ≥ {floor}."
         )
     return row, options, lines

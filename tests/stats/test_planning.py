@@ -67,7 +67,7 @@ def test_unreachable_target_says_why() -> None:
     plan = plan_runs(pilot, metric="accuracy", halfwidth=0.01, max_tasks=50, n_boot=200)
     assert math.isnan(plan.table.loc[("a", "accuracy"), "tasks"])
     assert "not reachable with 50 tasks" in plan.explanation
-    assert "between-task spread alone needs T ≥" in plan.explanation
+    assert "between-task spread alone (with the allowance) needs T ≥" in plan.explanation
 
 
 def test_undefined_metric_cannot_be_planned() -> None:
