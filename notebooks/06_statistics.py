@@ -150,8 +150,8 @@ plt.show();
 # between-task variance σ_b² and the variance one run adds σ_w², then the tasks T needed at
 # each K for a ±0.05 interval: half-width ≈ z·√((σ_b² + σ_w²/K)/T) (for C_out the exact
 # variance at K), enlarged so that 80 % of experiments run as planned meet the target. It
-# recommends the (T, K) with the fewest total runs, here with at most 300 tasks available. Planned with the
-# unbiased profile, so C_out's target does not move with K.
+# recommends the (T, K) with the fewest total runs, here with at most 300 tasks available.
+# Planned with the unbiased profile, so C_out's target does not move with K.
 
 # %%
 pilot = Simulation(agent, n_tasks=20, max_runs=3, seed=7).runs(3)
