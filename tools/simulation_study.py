@@ -326,8 +326,8 @@ def _sections(q: bool) -> dict[str, tuple[str, Callable[[], pd.DataFrame]]]:
         ),
         "level": (
             "Level of compare_agents under the null (α = 5 %, K = 5, 300 replications, "
-            "default family)",
-            lambda: study_validity.level_table(10 if q else 300, 100 if q else 200),
+            "B = 100 random sign patterns beyond 12 tasks, default family)",
+            lambda: study_validity.level_table(10 if q else 300, 100),
         ),
         "assurance": (
             "plan_runs with the allowance for noise: experiments meeting the target "
