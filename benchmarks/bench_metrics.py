@@ -38,7 +38,7 @@ from _synthetic import synthetic_runs, write_results
 
 from reliability_lab import reliability_report
 from reliability_lab.errors import UndefinedMetricWarning
-from reliability_lab.experiment import store
+from reliability_lab.results import store
 from reliability_lab.metrics import (
     confidence_consistency,
     outcome_consistency,

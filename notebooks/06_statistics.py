@@ -107,9 +107,10 @@ print(coverage.round(3).to_string())
 #
 # Two simulated agents on the same 40 tasks (hard tasks are hard for both), K = 4, with a
 # fault condition: `new` succeeds more often (Beta(1.2, 0.6)) but is over-confident.
-# `compare_agents` resamples the **same** tasks for both (a paired bootstrap) and reports
-# candidate − baseline per metric with its interval, a p-value and the p-value adjusted
-# for testing many metrics at once (Holm).
+# `compare_agents` resamples the **same** tasks for both (a paired bootstrap interval) and
+# reports candidate − baseline per metric with its interval, the p-value of an exact
+# task-level sign-flip test (smallest attainable: 2^(1 − T)) and that p-value adjusted for
+# testing the family of metrics at once (Holm; constant and duplicate metrics left out).
 
 # %%
 pair = simulate_runs(
@@ -131,11 +132,13 @@ pair = simulate_runs(
 comparison = rl.compare_agents(pair, "old", "new", n_boot=1000, seed=0)
 shown = ["baseline", "candidate", "difference", "difference_lo", "difference_hi", "p_adjusted"]
 print(comparison[shown].round(3).to_string())
+print("Holm family:", comparison.attrs["family"])
 print("left out:", comparison.attrs["left_out"])
 
 # %% [markdown]
 # The paired differences as a figure: a marker per metric at new − old, its 95 % paired
-# interval, filled where the Holm-adjusted p-value is below 0.05 (printed at the right).
+# interval, filled where that interval excludes 0; the Holm-adjusted p-value is printed at
+# the right (bold below 0.05) and the family above.
 
 # %%
 plots.plot_paired_differences(comparison)
@@ -145,9 +148,10 @@ plt.show();
 #
 # From a pilot (20 tasks × K = 3 of the Beta(0.6, 0.6) agent) `plan_runs` estimates the
 # between-task variance σ_b² and the variance one run adds σ_w², then the tasks T needed at
-# each K for a ±0.05 interval: half-width ≈ z·√((σ_b² + σ_w²/K)/T). It recommends the
-# (T, K) with the fewest total runs, here with at most 300 tasks available. Planned with the
-# unbiased profile, so C_out's target does not move with K.
+# each K for a ±0.05 interval: half-width ≈ z·√((σ_b² + σ_w²/K)/T) (for C_out the exact
+# variance at K), enlarged so that 80 % of experiments run as planned meet the target. It
+# recommends the (T, K) with the fewest total runs, here with at most 300 tasks available.
+# Planned with the unbiased profile, so C_out's target does not move with K.
 
 # %%
 pilot = Simulation(agent, n_tasks=20, max_runs=3, seed=7).runs(3)

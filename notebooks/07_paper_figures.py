@@ -96,8 +96,8 @@ display(plots.draw_figure("dimensions_radar", data))
 display(plots.draw_figure("accuracy_vs_R", data));
 # %% [markdown]
 # Risk–coverage per agent, with the oracle and random orders, and each agent against the first
-# (`brittle`): the paired differences of `compare_agents`, filled where significant after
-# Holm's adjustment:
+# (`brittle`): the paired differences of `compare_agents`, filled where the paired interval
+# excludes 0, Holm-adjusted p-values (bold below 0.05) beside them:
 
 # %%
 display(plots.draw_figure("risk_coverage", data))

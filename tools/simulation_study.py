@@ -2,6 +2,7 @@
 
     .venv/bin/python tools/simulation_study.py            # the full study (≈ 36 min, 2 cores)
     .venv/bin/python tools/simulation_study.py --quick    # a smoke run with few replications
+    .venv/bin/python tools/simulation_study.py --sections level spread --write docs/statistics.md
 
 Agents come from :mod:`reliability_lab.simulate`; true values from closed forms (C_out, C_res,
 C_conf) or, for trajectory similarity, from the pairwise mean over 60 runs per task (a
@@ -18,6 +19,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -31,11 +33,16 @@ from reliability_lab.report.allocation import AdaptiveAllocator
 from reliability_lab.runs import validate_run_table
 from reliability_lab.simulate import SimulatedAgent, Simulation, simulate_runs
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import study_validity  # this directory's sibling module
+
 A = 0.6
 THETA = 1 / (2 * A + 1)  # E[(2p − 1)²] under Beta(0.6, 0.6)
 AGENT = SimulatedAgent(success_a=A, success_b=A, trajectory_noise=0.2)
 FAST_AGENT = SimulatedAgent(success_a=A, success_b=A, trajectory_noise=None)
 METRICS = ("C_out", "C_res", "C_conf", "C_traj_s")
+#: The markers of docs/statistics.md between which ``--write`` puts the tables.
+BEGIN, END = "<!-- study:begin -->", "<!-- study:end -->"
 
 
 def _report(runs: pd.DataFrame, **options: object) -> pd.Series:
@@ -284,45 +291,90 @@ def planning_table(reps: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="few replications (smoke run)")
-    args = parser.parse_args(argv)
-    q = args.quick
-    sections: list[tuple[str, Callable[[], pd.DataFrame]]] = [
-        (
+def _sections(q: bool) -> dict[str, tuple[str, Callable[[], pd.DataFrame]]]:
+    """Every section: key → (title, table maker); ``q`` = quick mode."""
+    return {
+        "bias": (
             "Finite-K bias (mean estimate − true value ± SE; 500 tasks, 20 task samples)",
             lambda: bias_table(3 if q else 20, 100 if q else 500),
         ),
-        (
+        "issue": (
             "The issue's numbers (Beta(0.6, 0.6), 1,000 tasks, default C_out)",
             lambda: issue_check(2 if q else 5),
         ),
-        (
+        "coverage": (
             "Coverage of 95 % C_out intervals, K = 5 (200 replications, B = 400)",
             lambda: coverage_table(10 if q else 200, 100 if q else 400),
         ),
-        (
+        "power": (
             "Power of compare_agents (C_out, unbiased, α = 5 %, K = 5, 200 replications)",
             lambda: power_table(5 if q else 200, 200 if q else 500),
         ),
-        (
+        "adaptive": (
             "Adaptive vs uniform allocation (C_out half-width, unbiased, T = 100, "
             "mean of 10 task samples)",
             lambda: adaptive_table(2 if q else 10, 100 if q else 300),
         ),
-        (
+        "planning": (
             "plan_runs: recommended design vs achieved half-width (20 fresh experiments)",
             lambda: planning_table(3 if q else 20),
         ),
-    ]
-    for title, make in sections:
+        "spread": (
+            "Resource and confidence consistency under the unbiased profile: per-task bias of "
+            "exp(−CV) estimators (20,000 tasks per cell)",
+            lambda: study_validity.spread_bias_table(2000 if q else 20_000),
+        ),
+        "level": (
+            "Level of compare_agents under the null (α = 5 %, K = 5, 300 replications, "
+            "B = 100 random sign patterns beyond 12 tasks, default family)",
+            lambda: study_validity.level_table(10 if q else 300, 100),
+        ),
+        "assurance": (
+            "plan_runs with the allowance for noise: experiments meeting the target "
+            "(8 pilots of 40 × 4, 10 experiments each)",
+            lambda: study_validity.planning_assurance_table(2 if q else 8, 3 if q else 10),
+        ),
+    }
+
+
+def _write(path: str, blocks: dict[str, str]) -> None:
+    """Put each section's table in the study block of ``path`` (between ``BEGIN`` and
+    ``END``), replacing that section's earlier table (``<!-- study:KEY -->`` up to the next
+    marker) and keeping the sections not re-run."""
+    with open(path, encoding="utf-8") as handle:
+        doc = handle.read()
+    start, end = doc.index(BEGIN) + len(BEGIN), doc.index(END)
+    kept: dict[str, str] = {}
+    for part in doc[start:end].split("<!-- study:")[1:]:
+        key, _, body = part.partition(" -->")
+        kept[key] = body.strip("\n")
+    kept.update({k: v.strip("\n") for k, v in blocks.items()})
+    text = "".join(f"\n<!-- study:{k} -->\n{v}\n" for k, v in kept.items())
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(doc[:start] + text + "\n" + doc[end:])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="few replications (smoke run)")
+    parser.add_argument("--sections", nargs="+", help="only these sections (keys of _sections)")
+    parser.add_argument("--write", metavar="FILE", help=f"put the tables between {BEGIN} … {END}")
+    args = parser.parse_args(argv)
+    sections = _sections(args.quick)
+    chosen = args.sections or list(sections)
+    unknown = sorted(set(chosen) - set(sections))
+    if unknown:
+        parser.error(f"unknown sections {unknown}; choose from {list(sections)}")
+    out = {}
+    for key in chosen:
+        title, make = sections[key]
         start = time.perf_counter()
         table = make()
-        print(
-            f"### {title}\n\n{_markdown(table)}\n\n_{time.perf_counter() - start:.0f} s_\n",
-            flush=True,
-        )
+        block = f"### {title}\n\n{_markdown(table)}\n\n_{time.perf_counter() - start:.0f} s_\n"
+        print(block, flush=True)
+        out[key] = block
+    if args.write:
+        _write(args.write, out)
     return 0
 
 

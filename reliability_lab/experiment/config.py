@@ -323,6 +323,18 @@ class ReportSettings(_Model):
     """Coverage of the confidence intervals."""
     bootstrap: Literal["tasks", "two-level"] = "tasks"
     """``tasks`` resamples tasks; ``two-level`` also the runs of each task (docs/statistics.md)."""
+    resources: list[str] | None = None
+    """Resource columns C_res averages over; default every recorded one (the paper's set).
+    ``[cost_usd, api_calls, num_actions, num_errors]`` leaves out wall time and latency, which
+    measure machine load, so identical reruns agree (docs/methodology.md, "Consistency")."""
+
+    @field_validator("resources")
+    @classmethod
+    def _known_resources(cls, value: list[str] | None) -> list[str] | None:
+        from reliability_lab.metrics.profiles import PROFILES, with_resources
+
+        with_resources(PROFILES["default"], value)  # raises with the valid names
+        return value
 
 
 class SessionSettings(_Model):

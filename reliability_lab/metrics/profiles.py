@@ -8,10 +8,24 @@ per-task values ((2p − 1)² for C_out), comparable between experiments with di
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-__all__ = ["PROFILES", "MetricProfile", "get_profile"]
+from reliability_lab.runs import RESOURCE_COLUMNS
+
+__all__ = [
+    "PROFILES",
+    "TIME_RESOURCES",
+    "MetricProfile",
+    "get_profile",
+    "resources_used",
+    "with_resources",
+]
+
+#: Resources that measure elapsed time: they vary with machine load, so a simulated or cached
+#: rerun of the same config and seed reproduces every column but these.
+TIME_RESOURCES = ("wall_time_s", "call_latency_s")
 
 
 @dataclass(frozen=True)
@@ -33,6 +47,9 @@ class MetricProfile:
         coverage grid and trapezoid rule).
     severity_weights : S_harm severity weights, ``documented`` (docs/safety.md, critical 1.0)
         or ``hal`` (HAL's, critical 0.5 by its fallback).
+    resources : the resource columns C_res averages over; ``None`` = every recorded column of
+        ``RESOURCE_COLUMNS`` (the paper's set). Wall time and per-call latency measure the
+        machine's load as much as the agent: leave them out for reruns that must agree.
     """
 
     name: str
@@ -44,6 +61,7 @@ class MetricProfile:
     resource_variant: str = "plug_in"
     rc_variant: str = "exact"
     severity_weights: str = "documented"
+    resources: tuple[str, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -76,6 +94,31 @@ PROFILES: dict[str, MetricProfile] = {
         resource_variant="jackknife",
     ),
 }
+
+
+def with_resources(profile: MetricProfile, resources: Sequence[str] | None) -> MetricProfile:
+    """``profile`` with C_res over ``resources`` (``None``: unchanged).
+
+    Examples
+    --------
+    >>> with_resources(PROFILES["default"], ["cost_usd", "api_calls"]).resources
+    ('cost_usd', 'api_calls')
+    """
+    if resources is None:
+        return profile
+    names = [resources] if isinstance(resources, str) else list(resources)
+    unknown = [n for n in names if n not in RESOURCE_COLUMNS]
+    if unknown or not names or len(set(names)) != len(names):
+        raise ValueError(
+            f"resources: {names!r} must be distinct names among {list(RESOURCE_COLUMNS)}"
+            + (f"; unknown: {unknown}" if unknown else "")
+        )
+    return replace(profile, resources=tuple(names))
+
+
+def resources_used(resources: Sequence[str] | None) -> list[str]:
+    """The resource columns C_res may average over (each counts only where recorded)."""
+    return list(RESOURCE_COLUMNS if resources is None else resources)
 
 
 def get_profile(profile: str | MetricProfile) -> MetricProfile:

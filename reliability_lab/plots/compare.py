@@ -3,7 +3,8 @@ forest plot (docs/statistics.md, "Comparing agents")."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import textwrap
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,13 @@ from reliability_lab.plots.style import PALETTE, metric_label, new_axes
 __all__ = ["plot_paired_differences"]
 
 _COLUMNS = ("difference", "difference_lo", "difference_hi", "p_adjusted")
+
+
+def _family_text(attrs: Mapping[Any, Any]) -> str:
+    family = attrs.get("family")
+    if not family:
+        return "Holm family not recorded"
+    return textwrap.fill(f"Holm over {len(family)} metrics: {', '.join(map(str, family))}", 60)
 
 
 def plot_paired_differences(
@@ -31,9 +39,11 @@ def plot_paired_differences(
 
     One row per metric (top to bottom in the table's order): a marker at ``difference``, a
     horizontal bar from ``difference_lo`` to ``difference_hi`` and a dotted line at 0 (no
-    difference). A filled marker means the Holm-adjusted p-value ``p_adjusted`` is below
-    ``alpha``; an open one that it is not. With ``annotate`` the adjusted p-value is written
-    at the right of each row. An undefined difference is marked "n/a".
+    difference). A filled marker means the drawn interval excludes 0, an open one that it
+    contains 0, so a marker always agrees with its bar. With ``annotate`` the Holm-adjusted
+    p-value is written at the right of each row, in bold when it is below ``alpha``, and the
+    title names the family Holm was applied to (``attrs["family"]``). An undefined
+    difference is marked "n/a".
 
     Parameters
     ----------
@@ -45,9 +55,9 @@ def plot_paired_differences(
     metrics : sequence of str, optional
         Rows to draw, in this order; default every row of ``comparison``.
     alpha : float
-        Level at which a Holm-adjusted p-value counts as significant (filled marker).
+        Level at which a Holm-adjusted p-value counts as significant (bold).
     annotate : bool
-        Write ``p_adjusted`` beside each row.
+        Write ``p_adjusted`` beside each row and the Holm family above the plot.
     **kwargs
         Passed to ``Axes.errorbar`` (the interval bars).
 
@@ -55,8 +65,8 @@ def plot_paired_differences(
     -------
     Axes
         One ``errorbar`` container (bars only, y = 0, 1, … from the top row down) and one
-        scatter collection of the markers at the differences (face colour white where not
-        significant); y tick labels are the metric symbols.
+        scatter collection of the markers at the differences (face colour white where the
+        interval contains 0); y tick labels are the metric symbols.
     """
     require_columns(comparison, _COLUMNS, name="comparison")
     if not 0 < alpha < 1:
@@ -78,8 +88,8 @@ def plot_paired_differences(
     ok = ~np.isnan(diff)
     xerr = np.nan_to_num(np.vstack([diff - lo, hi - diff]), nan=0.0)[:, ok]
     ax.errorbar(diff[ok], y[ok], xerr=xerr, fmt="none", ecolor=color, capsize=2, **kwargs)
-    significant = p_adj[ok] < alpha
-    faces = np.where(significant, color, "white")
+    excludes_zero = (lo[ok] > 0) | (hi[ok] < 0)
+    faces = np.where(excludes_zero, color, "white")
     ax.scatter(diff[ok], y[ok], s=22, facecolors=faces, edgecolors=color, zorder=3)
     ax.axvline(0.0, ls=":", lw=0.9, color="0.4")
     for yi in y[~ok]:
@@ -91,8 +101,13 @@ def plot_paired_differences(
         transform = ax.get_yaxis_transform()
         for yi, p in zip(y, p_adj, strict=True):
             text = "" if np.isnan(p) else f"{p:.3f}" if p >= 0.001 else "<0.001"
-            ax.text(1.02, yi, text, transform=transform, va="center", fontsize="x-small")
+            weight = "bold" if p < alpha else "normal"
+            ax.text(
+                1.02, yi, text, transform=transform, va="center", fontsize="x-small",
+                fontweight=weight,
+            )  # fmt: skip
         ax.text(1.02, 1.0, "$p_{\\mathrm{Holm}}$", transform=ax.transAxes, fontsize="x-small")
+        ax.set_title(_family_text(comparison.attrs), fontsize="x-small", loc="left")
     attrs = comparison.attrs
     who = (
         f"{attrs['candidate']} − {attrs['baseline']}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from reliability_lab.errors import RunTableError, UndefinedMetricWarning
-from reliability_lab.metrics.profiles import MetricProfile, get_profile
+from reliability_lab.metrics.profiles import MetricProfile, get_profile, with_resources
 from reliability_lab.metrics.registry import (
     METRIC_REGISTRY,
     METRICS,
@@ -26,6 +27,8 @@ from reliability_lab.report._bootstrap import (
     point_estimates,
     undefined_share,
 )
+from reliability_lab.report._boundary import boundary_interval, degenerate_at_boundary
+from reliability_lab.report._spread import spread_notes
 from reliability_lab.report._taskstats import TaskStats
 from reliability_lab.report._within import RunResampler
 from reliability_lab.report.robustness import robustness_table
@@ -64,6 +67,7 @@ class _Interval:
     lo: float
     hi: float
     undefined_share: float
+    boundary: bool = False  # Clopper–Pearson on the task level (every task at 0 or 1)
 
 
 def _bootstrap(
@@ -81,14 +85,20 @@ def _bootstrap(
     Two-level replicates are first shifted so that their median is the point estimate:
     redrawing a task's runs with replacement biases every nonlinear per-task value by itself
     ((2p̂ − 1)² of a resample exceeds the task's by 4p̂(1 − p̂)/K on average), and uncentred
-    intervals then miss their own estimate (docs/statistics.md, "Intervals").
+    intervals then miss their own estimate (docs/statistics.md, "Intervals"). With one task
+    every interval is NaN; a metric at 0 or 1 in every replicate gets the task-level
+    Clopper–Pearson interval (:mod:`._boundary`).
     """
     draws = bootstrap_replicates(stats, n_boot, rng, resampler)
     intervals = {}
     for name, values in draws.items():
         share = undefined_share(values)
-        if share == 1.0 or math.isnan(point[name]):
+        if share == 1.0 or math.isnan(point[name]) or stats.n_tasks < 2:
             intervals[name] = _Interval(math.nan, math.nan, share)
+            continue
+        if degenerate_at_boundary(point[name], values):
+            lo, hi = boundary_interval(point[name], stats.n_tasks, alpha)
+            intervals[name] = _Interval(lo, hi, share, boundary=True)
             continue
         if resampler is not None:
             values = values - (np.nanmedian(values) - point[name])
@@ -135,12 +145,17 @@ def _agent_row(
     row.update(point)
     for name in _TERMS_RECORDED:
         row[f"{name}_terms"] = "+".join(terms_used(name, row))
-    notes = _explain(row, list(point))
+    notes = _explain(row, list(point)) + spread_notes(stats)
     if n_boot > 0:
         resampler = RunResampler.build(ok, stats, profile) if bootstrap == "two-level" else None
         rng = agent_rng(seed, agent)
         intervals = _bootstrap(stats, n_boot, 1 - confidence_level, rng, resampler, point)
         notes += _add_intervals(row, point, intervals, n_boot)
+        if stats.n_tasks < 2:
+            notes.append(
+                "one task: a bootstrap over tasks cannot vary, so every interval is undefined "
+                "(NaN); run more tasks"
+            )
     return row, notes
 
 
@@ -149,7 +164,7 @@ def _add_intervals(
 ) -> list[str]:
     """``<m>_lo``, ``<m>_hi`` and ``<m>_undef`` for every metric defined at the point estimate;
     a warning text if a metric was undefined in more than 5 % of the replicates."""
-    shaky = []
+    shaky, boundary = [], []
     for name, value in point.items():
         if math.isnan(value):
             continue
@@ -158,12 +173,21 @@ def _add_intervals(
         row[f"{name}_undef"] = interval.undefined_share
         if interval.undefined_share > UNDEFINED_SHARE_WARN:
             shaky.append(f"{name} in {interval.undefined_share:.1%}")
-    if not shaky:
-        return []
-    return [
-        f"metrics undefined in part of the {n_boot} bootstrap replicates (their intervals "
-        f"rest on the others only): {', '.join(shaky)}"
-    ]
+        if interval.boundary:
+            boundary.append(f"{name} = {value:g}")
+    notes = []
+    if shaky:
+        notes.append(
+            f"metrics undefined in part of the {n_boot} bootstrap replicates (their intervals "
+            f"rest on the others only): {', '.join(shaky)}"
+        )
+    if boundary:
+        notes.append(
+            f"{', '.join(boundary)} on every task: the bootstrap cannot vary there, so these "
+            "intervals are task-level Clopper–Pearson intervals "
+            '(docs/statistics.md, "Intervals")'
+        )
+    return notes
 
 
 def reliability_report(
@@ -174,6 +198,7 @@ def reliability_report(
     confidence_level: float = 0.95,
     seed: int = 0,
     bootstrap: str = "tasks",
+    resources: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Every reliability metric per agent, with bootstrap confidence intervals.
 
@@ -212,6 +237,10 @@ def reliability_report(
         task, its runs with replacement (a run index's baseline and perturbed runs together),
         and centres the replicates on the point estimate. Both are percentile intervals; what
         each covers: docs/statistics.md, "Intervals".
+    resources : sequence of str, optional
+        The resource columns C_res averages over (default: every recorded one of
+        ``RESOURCE_COLUMNS``, the paper's set); recorded in ``attrs["profile"]``. Leave out
+        ``wall_time_s`` and ``call_latency_s`` for numbers that identical reruns reproduce.
 
     Returns
     -------
@@ -242,7 +271,7 @@ def reliability_report(
     >>> float(report.loc["a", "accuracy"]), float(report.loc["a", "R_Con"])
     (0.375, 0.625)
     """
-    prof = get_profile(profile)
+    prof = with_resources(get_profile(profile), resources)
     _check_options(n_boot, confidence_level, bootstrap)
     table = validate_run_table(runs, source="runs")
     if table.empty:

@@ -237,7 +237,8 @@ class BaselineRuns:
         table = runs.iloc[rows]
         task = codes[rows]
         y = table["success"].to_numpy(dtype=bool)
-        resources = {name: table[name].to_numpy(dtype=float) for name in RESOURCE_COLUMNS}
+        names = RESOURCE_COLUMNS if profile.resources is None else profile.resources
+        resources = {name: table[name].to_numpy(dtype=float) for name in names}
         groups = Groups(codes=task, labels=np.arange(n_tasks))
         pairs = trajectory_pairs(
             table["actions"].to_numpy(),

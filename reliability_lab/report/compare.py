@@ -2,36 +2,32 @@
 
 Both agents' metrics are computed from per-task sufficient statistics restricted to their
 common tasks; one (replicates × tasks) matrix of task multiplicities re-weights both, so every
-replicate resamples the same tasks for both agents (a paired bootstrap) and the difference
-inherits the positive correlation of the two agents' per-task values.
+replicate resamples the same tasks for both agents (a paired bootstrap interval) and the
+difference inherits the positive correlation of the two agents' per-task values.
 
-Tests of "no difference", per metric:
+The test of "no difference" is the same for every metric: the task-level sign-flip
+(randomisation) test of :mod:`._swap`, which swaps the two agents' data on random sets of
+tasks and recomputes the metric — exact at every number of tasks T, for per-task means and
+pooled metrics alike. Its smallest attainable p-value is 2^(1 − T) (``p_min``): below
+``min_tasks_to_reject`` tasks no metric can be significant, and the comparison warns.
 
-- **sign-flip** (metrics that are a mean of per-task values: C_out, C_traj_d, C_traj_s, C_conf,
-  C_res, the session means): the per-task differences d_t over the tasks where both agents
-  define the metric; under the null that the two agents' runs of a task are exchangeable,
-  each d_t is as likely to carry either sign. The p-value is the share of the 2ⁿ sign patterns
-  (all of them for n ≤ 12 tasks, else ``n_boot`` random ones, +1 for the observed) whose
-  |mean| reaches the observed one;
-- **bootstrap** (pooled and aggregate metrics: accuracy, P_*, R_*, S_*, R): the two-sided
-  percentile test p = 2·min(P*(Δ* ≤ 0), P*(Δ* ≥ 0)) from the paired replicates, the
-  smallest level at which the paired percentile interval excludes 0.
-
-Across the metrics compared, p-values are adjusted by Holm's step-down procedure, which
-controls the family-wise error rate under any dependence between the metrics (and they are
-dependent: R_Con contains C_out).
+Across the metrics compared (the *family*: by default the metrics defined for both agents,
+not constant and not an exact duplicate of an earlier one — R_Pred is P_brier), p-values are
+adjusted by Holm's step-down procedure, which controls the family-wise error rate under any
+dependence between the metrics (and they are dependent: R_Con contains C_out).
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from reliability_lab.errors import RunTableError
+from reliability_lab.errors import RunTableError, UndefinedMetricWarning
 from reliability_lab.metrics.profiles import MetricProfile, get_profile
 from reliability_lab.metrics.registry import METRIC_REGISTRY, REPORT_METRICS
 from reliability_lab.report._bootstrap import (
@@ -42,6 +38,7 @@ from reliability_lab.report._bootstrap import (
     undefined_share,
 )
 from reliability_lab.report._report import _check_options
+from reliability_lab.report._swap import SwapTest, min_tasks_to_reject
 from reliability_lab.report._taskstats import TaskStats
 from reliability_lab.runs import is_infrastructure_error, validate_run_table
 
@@ -49,7 +46,6 @@ __all__ = ["ADJUSTMENT", "compare_agents", "holm"]
 
 #: The multiple-comparison adjustment of ``p_adjusted``.
 ADJUSTMENT = "holm"
-_EXACT_MAX_TASKS = 12  # up to 2**12 sign patterns are enumerated
 COLUMNS = (
     "baseline",
     "candidate",
@@ -61,7 +57,10 @@ COLUMNS = (
     "p_adjusted",
     "test",
     "n_tasks",
+    "p_min",
 )
+#: The test of every row of :func:`compare_agents`.
+TEST = "sign-flip"
 
 
 def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -82,31 +81,6 @@ def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
     scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
     out[order] = np.maximum.accumulate(scaled) if m else scaled
     return out
-
-
-def _sign_flip_p(differences: np.ndarray, n_perm: int, rng: np.random.Generator) -> float:
-    """Two-sided sign-flip p-value of mean(differences) = 0 (see the module docstring)."""
-    n = len(differences)
-    if n == 0:
-        return math.nan
-    observed = abs(differences.mean())
-    tolerance = 1e-12 * max(1.0, observed)
-    if n <= _EXACT_MAX_TASKS:
-        patterns = 1 - 2 * ((np.arange(2**n)[:, None] >> np.arange(n)) & 1)
-        stats = np.abs(patterns @ differences) / n
-        return float(np.mean(stats >= observed - tolerance))
-    signs = rng.choice(np.array([-1.0, 1.0]), size=(n_perm, n))
-    stats = np.abs(signs @ differences) / n
-    return float((1 + np.sum(stats >= observed - tolerance)) / (1 + n_perm))
-
-
-def _bootstrap_p(replicates: np.ndarray) -> float:
-    defined = replicates[~np.isnan(replicates)]
-    if defined.size == 0:
-        return math.nan
-    below = (1 + np.sum(defined <= 0)) / (1 + defined.size)
-    above = (1 + np.sum(defined >= 0)) / (1 + defined.size)
-    return float(min(1.0, 2 * min(below, above)))
 
 
 def _common_runs(
@@ -160,6 +134,66 @@ def _metrics(
     return names, {}
 
 
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=0, atol=1e-12, equal_nan=True))
+
+
+def _family(
+    names: list[str], point: tuple[dict[str, float], dict[str, float]], boot: list[dict]
+) -> tuple[list[str], dict[str, str]]:
+    """The default Holm family: drop metrics constant for both agents (e.g. safety scores of
+    1 without safety data) and exact duplicates of an earlier metric (R_Pred ≡ P_brier)."""
+    kept: list[str] = []
+    left_out: dict[str, str] = {}
+
+    def values(m: str) -> np.ndarray:
+        return np.concatenate([[point[0][m], point[1][m]], boot[0][m], boot[1][m]])
+
+    for m in names:
+        v = values(m)
+        defined = v[~np.isnan(v)]
+        if defined.size and np.all(np.abs(defined - defined[0]) < 1e-12):
+            left_out[m] = f"constant {defined[0]:.3g} for both agents (nothing to compare)"
+            continue
+        twin = next((k for k in kept if _same(values(k), v)), None)
+        if twin is not None:
+            left_out[m] = f"identical to {twin} on these runs"
+            continue
+        kept.append(m)
+    return kept, left_out
+
+
+def _interval(delta: np.ndarray, alpha: float, n_tasks: int) -> tuple[float, float]:
+    if n_tasks < 2:  # one task: resampling it says nothing
+        return math.nan, math.nan
+    return percentile_interval(delta, alpha)
+
+
+def _tasks_entering(name: str, stats: tuple[TaskStats, TaskStats], n_tasks: int) -> int:
+    """Tasks whose swap can change the metric: where either agent defines a per-task value."""
+    if not METRIC_REGISTRY[name].per_task:
+        return n_tasks
+    defined = ~np.isnan(stats[0].per_task[name]) | ~np.isnan(stats[1].per_task[name])
+    return int(defined.sum())
+
+
+def _warn_small(n_tasks: int, family: list[str], p_min: float, alpha: float) -> str | None:
+    """The warning text when no metric (or none after Holm) can reach ``alpha``."""
+    need = min_tasks_to_reject(alpha)
+    if n_tasks < need:
+        return (
+            f"only {n_tasks} common task(s): the smallest attainable p-value is {p_min:.3g}, so "
+            f"no test can reject 'no difference' at {alpha:.0%} (at least {need} tasks needed)"
+        )
+    if family and len(family) * p_min >= alpha:
+        return (
+            f"{n_tasks} common tasks: the smallest attainable Holm-adjusted p-value over the "
+            f"{len(family)} metrics compared is {len(family) * p_min:.3g} ≥ {alpha:.0%}; "
+            "compare fewer metrics or add tasks"
+        )
+    return None
+
+
 def compare_agents(
     runs: pd.DataFrame,
     baseline: str,
@@ -176,10 +210,12 @@ def compare_agents(
     Only the tasks both agents ran are compared (the others are counted in ``attrs``);
     infrastructure errors are left out as in the report. Per metric: both values on the
     common tasks, the difference ``candidate − baseline``, its paired task-bootstrap
-    percentile interval, a p-value for "no difference" (``test`` says which: ``sign-flip``
-    over task-level differences for a mean of per-task values, ``bootstrap`` otherwise) and
-    that p-value Holm-adjusted across the compared metrics (docs/statistics.md, "Comparing
-    agents").
+    percentile interval (NaN with one common task), the p-value of the exact task-level
+    sign-flip test of "no difference" (every metric; smallest attainable value ``p_min`` =
+    2^(1 − T)) and that p-value Holm-adjusted across the family of compared metrics
+    (docs/statistics.md, "Comparing agents"). With fewer tasks than any test needs to reject
+    at 1 − ``confidence_level`` (6 at 5 %), or a family too large for Holm to reach it, an
+    :class:`~reliability_lab.UndefinedMetricWarning` says so.
 
     Parameters
     ----------
@@ -188,12 +224,14 @@ def compare_agents(
     baseline, candidate : str
         Agent labels; the difference is candidate − baseline.
     metrics : sequence of str, optional
-        Report metrics to compare; default every metric defined for both agents.
+        Report metrics to compare (the Holm family). Default: every metric defined for
+        both agents, leaving out metrics constant for both (safety scores without safety
+        data) and exact duplicates of an earlier metric (R_Pred ≡ P_brier).
     profile : str or MetricProfile
         Metric conventions (``unbiased`` for K-invariant consistency values).
     n_boot : int
         Paired bootstrap replicates, also the random sign patterns of the sign-flip test
-        beyond 12 tasks. Must be ≥ 1.
+        beyond 12 tasks (up to 12 every pattern is enumerated). Must be ≥ 1.
     confidence_level : float
         Coverage of ``difference_lo`` / ``difference_hi``.
     seed : int
@@ -205,10 +243,13 @@ def compare_agents(
         Indexed by ``metric``; columns ``baseline``, ``candidate``, ``difference``,
         ``difference_lo``, ``difference_hi``, ``difference_undef`` (share of replicates
         where the difference was undefined), ``p_value``, ``p_adjusted`` (Holm), ``test``
-        and ``n_tasks`` (the tasks entering the test). ``attrs``: the agents, profile,
-        n_boot, confidence_level, seed, ``adjustment``, ``n_common_tasks``, the counts of
-        tasks only one agent ran (``n_tasks_only_baseline``, ``n_tasks_only_candidate``) and,
-        by default, ``left_out``: the metrics not compared and why (undefined for one side).
+        (``sign-flip``), ``n_tasks`` (the tasks whose swap can change the metric) and
+        ``p_min`` (the smallest p-value the test could give). ``attrs``: the agents, profile,
+        n_boot, confidence_level, seed, ``adjustment``, ``family`` (the metrics Holm was
+        applied to), ``exact_test`` (every sign pattern enumerated), ``warning`` (the
+        small-sample warning, or ""), ``n_common_tasks``, the counts of tasks only one agent
+        ran (``n_tasks_only_baseline``, ``n_tasks_only_candidate``) and ``left_out``: the
+        metrics not compared and why (undefined, constant or a duplicate).
 
     Raises
     ------
@@ -236,31 +277,37 @@ def compare_agents(
     names, left_out = _metrics(metrics, point, (baseline, candidate))
     rng = agent_rng(seed, baseline, candidate)
     boot = paired_replicates(stats, n_boot, rng)
+    if metrics is None:
+        names, dropped_family = _family(names, point, boot)
+        left_out.update(dropped_family)
+    swaps = SwapTest.run(base_runs, cand_runs, prof, n_boot, rng)
     alpha = 1 - confidence_level
     rows: list[dict[str, Any]] = []
     for name in names:
         delta = boot[1][name] - boot[0][name]
-        lo, hi = percentile_interval(delta, alpha)
-        row: dict[str, Any] = {
-            "metric": name,
-            "baseline": point[0][name],
-            "candidate": point[1][name],
-            "difference": point[1][name] - point[0][name],
-            "difference_lo": float(lo),
-            "difference_hi": float(hi),
-            "difference_undef": undefined_share(delta),
-        }
-        if METRIC_REGISTRY[name].per_task:
-            d = stats[1].per_task[name] - stats[0].per_task[name]
-            d = d[~np.isnan(d)]
-            row.update(p_value=_sign_flip_p(d, n_boot, rng), test="sign-flip", n_tasks=len(d))
-        else:
-            row.update(p_value=_bootstrap_p(delta), test="bootstrap", n_tasks=n_tasks)
-        if math.isnan(row["difference"]):
-            row["p_value"] = math.nan
-        rows.append(row)
+        difference = point[1][name] - point[0][name]
+        lo, hi = _interval(delta, alpha, n_tasks)
+        entering = _tasks_entering(name, stats, n_tasks)
+        rows.append(
+            {
+                "metric": name,
+                "baseline": point[0][name],
+                "candidate": point[1][name],
+                "difference": difference,
+                "difference_lo": lo,
+                "difference_hi": hi,
+                "difference_undef": undefined_share(delta),
+                "p_value": swaps.p_value(name, difference),
+                "test": TEST,
+                "n_tasks": entering,
+                "p_min": swaps.smallest_p(entering),
+            }
+        )
     table = pd.DataFrame(rows, columns=["metric", *COLUMNS]).set_index("metric")
     table["p_adjusted"] = holm(table["p_value"].to_numpy(dtype=float))
+    warning = _warn_small(n_tasks, names, swaps.smallest_p(n_tasks), alpha)
+    if warning is not None:
+        warnings.warn(warning, UndefinedMetricWarning, stacklevel=2)
     table.attrs.update(
         baseline=baseline,
         candidate=candidate,
@@ -269,6 +316,9 @@ def compare_agents(
         confidence_level=float(confidence_level),
         seed=int(seed),
         adjustment=ADJUSTMENT,
+        family=list(names),
+        exact_test=swaps.exact,
+        warning=warning or "",
         n_common_tasks=n_tasks,
         left_out=left_out,
         **dropped,

@@ -10,11 +10,17 @@ pilot, computed by the report's own replicate machinery for every metric alike:
   Var_W ≈ (K₀ − 1)/K₀ · σ_w²/(T₀K₀) (redrawing K₀ runs has variance (K₀ − 1)/K₀ of a new
   sample's);
 
-so σ_w² = Var_W·T₀K₀²/(K₀ − 1) and σ_b² = T₀·Var_T − σ_w²/K₀ (0 if negative). A target
-half-width h at level 1 − α then needs T = ⌈z²(σ_b² + σ_w²/K)/h²⌉ tasks at K runs, z the
-normal quantile; total runs T·K grow with K, so the fewest runs come from the smallest K the
-metric allows, unless the number of available tasks caps T. K₀ is the harmonic mean of the
-pilot's runs per task (the mean of 1/K is what enters the variance).
+so σ_w² = Var_W·T₀K₀²/(K₀ − 1) and σ_b² = T₀·Var_T − σ_w²/K₀ (0 if negative). For C_out
+(corrected and unbiased) the per-task variance at each K is instead exact, from the pilot's
+binomial moments (:mod:`._planvar`). A target half-width h at level 1 − α then needs
+T = ⌈z²·V(K)·c/h²⌉ tasks at K runs, z the normal quantile and c ≥ 1 the allowance for the
+pilot's and the new experiment's own noise (an F quantile, so that a share ``assurance`` of
+experiments run as planned meet the target). Total runs T·K grow with K, so the fewest runs
+come from the smallest K the metric allows, unless the number of available tasks caps T. K₀
+is the harmonic mean of the pilot's runs per task (the mean of 1/K is what enters the
+variance). A pilot whose metric sits at 0 or 1 on every task has no variance to scale; the
+plan is then the tasks a task-level Clopper–Pearson interval needs (the report's interval
+there).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from reliability_lab.errors import RunTableError
 from reliability_lab.metrics.profiles import MetricProfile, get_profile
 from reliability_lab.metrics.registry import REPORT_METRICS
 from reliability_lab.report._bootstrap import agent_rng, bootstrap_replicates, point_estimates
+from reliability_lab.report._planvar import allowance_tasks, boundary_tasks, outcome_variance_at
 from reliability_lab.report._taskstats import TaskStats
 from reliability_lab.report._within import RunResampler
 from reliability_lab.runs import BASELINE, is_infrastructure_error, validate_run_table
@@ -93,6 +100,7 @@ class _Components:
     estimate: float
     var_tasks: float
     var_within: float
+    exact: dict[int, float | None] | None = None  # K → exact per-task variance (C_out)
 
     @property
     def sigma2_within(self) -> float:
@@ -104,17 +112,39 @@ class _Components:
     def sigma2_between(self) -> float:
         return max(0.0, self.t0 * self.var_tasks - self.sigma2_within / self.k0)
 
-    def tasks_needed(self, k: int, z: float, halfwidth: float) -> int:
-        return math.ceil(z**2 * (self.sigma2_between + self.sigma2_within / k) / halfwidth**2)
+    def variance_at(self, k: int) -> tuple[float, str]:
+        """Per-task variance of the estimate at K runs, and which model gave it."""
+        exact = (self.exact or {}).get(k)
+        if exact is not None:
+            return exact, "exact"
+        return self.sigma2_between + self.sigma2_within / k, "σ_b²+σ_w²/K"
+
+    def tasks_needed(self, k: int, z: float, halfwidth: float, assurance: float) -> int:
+        return allowance_tasks(self.variance_at(k)[0], self.t0, z, halfwidth, assurance)[0]
+
+
+def _exact_outcome(
+    base: pd.DataFrame, prof: MetricProfile, grid: list[int]
+) -> dict[int, float | None]:
+    by_task = base.groupby("task_id")["success"]
+    successes = by_task.sum().to_numpy(dtype=float)
+    runs = by_task.count().to_numpy(dtype=float)
+    return {k: outcome_variance_at(prof.outcome_variant, k, successes, runs) for k in grid}
 
 
 def _components(
-    runs: pd.DataFrame, prof: MetricProfile, n_boot: int, seed: int, agent: str
+    runs: pd.DataFrame,
+    prof: MetricProfile,
+    n_boot: int,
+    seed: int,
+    agent: str,
+    k_range: tuple[int, int | None],
 ) -> tuple[dict[str, _Components], TaskStats]:
     stats = TaskStats.build(runs, prof)
     base = runs[runs["condition"] == BASELINE]
     k_per_task = base.groupby("task_id")["run"].count().to_numpy(dtype=float)
     k0 = float(len(k_per_task) / np.sum(1.0 / k_per_task)) if len(k_per_task) else math.nan
+    grid = _k_grid(k0, *k_range)
     rng = agent_rng(seed, agent)
     tasks = bootstrap_replicates(stats, n_boot, rng)
     within = RunResampler.build(runs, stats, prof).evaluate(np.ones((n_boot, stats.n_tasks)), rng)
@@ -125,7 +155,8 @@ def _components(
             float(np.nanvar(r[name], ddof=1)) if np.isfinite(r[name]).sum() > 1 else math.nan
             for r in (tasks, within)
         )
-        out[name] = _Components(stats.n_tasks, k0, point[name], var_t, var_w)
+        exact = _exact_outcome(base, prof, grid) if name == "C_out" else None
+        out[name] = _Components(stats.n_tasks, k0, point[name], var_t, var_w, exact)
     return out, stats
 
 
@@ -147,13 +178,16 @@ def plan_runs(
     profile: str | MetricProfile = "default",
     n_boot: int = 1000,
     seed: int = 0,
+    assurance: float = 0.8,
 ) -> RunPlan:
     """How many tasks and runs per task reach an interval half-width, from a pilot.
 
     For every agent of the pilot and every metric, estimates the between-task variance σ_b²
     and the within-task (per-run) variance σ_w² (see the module docstring), then the tasks T
-    needed at each K for z·√((σ_b² + σ_w²/K)/T) ≤ ``halfwidth``, and recommends the (T, K)
-    with the fewest total runs, T capped by ``max_tasks``. The reasoning is in
+    needed at each K for z·√(V(K)/T) ≤ ``halfwidth`` — V(K) = σ_b² + σ_w²/K, or for C_out the
+    exact variance at K — enlarged so that a share ``assurance`` of experiments run as planned
+    meet the target despite the pilot's and their own noise, and recommends the (T, K) with
+    the fewest total runs, T capped by ``max_tasks``. The reasoning is in
     ``explanation`` (also ``str(plan)``).
 
     Parameters
@@ -179,6 +213,9 @@ def plan_runs(
         Replicates of each of the two bootstraps (≥ 50).
     seed : int
         Seed of the bootstraps.
+    assurance : float
+        Share of experiments run as planned whose interval should meet the target (0.5 =
+        plan on the pilot's variance as it is; the study: docs/statistics.md, "How many runs").
 
     Returns
     -------
@@ -193,6 +230,8 @@ def plan_runs(
     2
     """
     _check(halfwidth, confidence_level, n_boot, max_tasks)
+    if not isinstance(assurance, float | int) or not 0.5 <= assurance < 1:
+        raise ValueError(f"assurance must lie in [0.5, 1), got {assurance!r}")
     names = [metric] if isinstance(metric, str) else list(metric)
     for name in names:
         if name not in REPORT_METRICS:
@@ -207,7 +246,7 @@ def plan_runs(
     z = _normal_quantile(float(confidence_level))
     rows, options, text = [], [], [_preamble(halfwidth, confidence_level, z, max_tasks)]
     for agent, group in table.groupby("agent", sort=True):
-        components, _ = _components(group, prof, n_boot, seed, str(agent))
+        components, _ = _components(group, prof, n_boot, seed, str(agent), (min_runs, max_runs))
         for name in names:
             c = components.get(name)
             if c is None:
@@ -220,6 +259,7 @@ def plan_runs(
                 float(halfwidth),
                 max_tasks,
                 _k_grid(c.k0, min_runs, max_runs),
+                (float(confidence_level), float(assurance)),
             )
             rows.append(row)
             options += opts
@@ -238,9 +278,10 @@ def _preamble(halfwidth: float, level: float, z: float, max_tasks: int | None) -
     cap = f"at most {max_tasks} tasks" if max_tasks else "no limit on tasks"
     return (
         f"Target: a {level:.0%} interval of half-width ±{halfwidth:g} (z = {z:.3f}); {cap}.\n"
-        "Model: Var(metric) ≈ σ_b²/T + σ_w²/(T·K), σ_b² between tasks, σ_w² added by one run; "
-        "half-width ≈ z·√((σ_b² + σ_w²/K)/T). Fewest total runs T·K: the smallest K whose T "
-        "fits."
+        "Model: Var(metric) ≈ V(K)/T with V(K) = σ_b² + σ_w²/K (σ_b² between tasks, σ_w² added "
+        "by one run; exact binomial moments for C_out); half-width ≈ z·√(V(K)/T), T enlarged "
+        "by an F-quantile allowance for the pilot's noise. Fewest total runs T·K: the smallest "
+        "K whose T fits."
     )
 
 
@@ -252,6 +293,7 @@ def _plan_one(
     halfwidth: float,
     max_tasks: int | None,
     grid: list[int],
+    levels: tuple[float, float],
 ) -> tuple[dict[str, object], list[dict[str, object]], list[str]]:
     """The row of ``table``, the rows of ``options`` and the explanation of one metric."""
     head = (
@@ -283,22 +325,42 @@ def _plan_one(
         f"  → σ_w² = Var_W·T₀K₀²/(K₀−1) = {c.sigma2_within:.3g}; "
         f"σ_b² = T₀·Var_T − σ_w²/K₀ = {c.sigma2_between:.3g}",
     ]
-    needed = {k: c.tasks_needed(k, z, halfwidth) for k in grid}
+    if c.var_tasks == 0 and c.var_within == 0 and c.estimate in (0.0, 1.0):
+        t = boundary_tasks(levels[0], halfwidth)
+        k = grid[0]
+        row.update(tasks=t, runs_per_task=k, total_runs=t * k)
+        lines.append(
+            f"  every pilot task is at {c.estimate:g}: no variance to scale. The report's "
+            f"interval is then task-level Clopper–Pearson, ±{halfwidth:g} wide from {t} tasks"
+            f" → recommend {t} tasks × {k} runs = {t * k} runs."
+        )
+        opts = [{"agent": agent, "metric": name, "runs_per_task": k, "tasks": t,
+                 "total_runs": t * k}]  # fmt: skip
+        return row, opts, lines
+    model = {k: c.variance_at(k) for k in grid}
+    lines.append(
+        "  per-task variance at K: "
+        + ", ".join(f"K={k}: {v:.3g} ({how})" for k, (v, how) in model.items())
+    )
+    needed = {k: c.tasks_needed(k, z, halfwidth, levels[1]) for k in grid}
     options: list[dict[str, object]] = [
         {"agent": agent, "metric": name, "runs_per_task": k, "tasks": t, "total_runs": t * k}
         for k, t in needed.items()
     ]
-    lines.append("  tasks needed: " + ", ".join(f"K={k}: T={t}" for k, t in needed.items()))
+    lines.append(
+        f"  tasks needed (with the allowance for noise, {levels[1]:.0%} assurance): "
+        + ", ".join(f"K={k}: T={t}" for k, t in needed.items())
+    )
     feasible = [k for k, t in needed.items() if max_tasks is None or t <= max_tasks]
     if feasible:
         k = min(feasible, key=lambda k: (needed[k] * k, k))
         row.update(tasks=needed[k], runs_per_task=k, total_runs=needed[k] * k)
         lines.append(f"  → recommend {needed[k]} tasks × {k} runs = {needed[k] * k} runs.")
     else:
-        floor = math.ceil(z**2 * c.sigma2_between / halfwidth**2)
+        floor = allowance_tasks(c.sigma2_between, c.t0, z, halfwidth, levels[1])[0]
         largest = f"K ≤ {grid[-1]}" if grid else "the allowed K"
         lines.append(
             f"  → not reachable with {max_tasks} tasks and {largest}: the between-task spread "
-            f"alone needs T ≥ {floor}."
+            f"alone (with the allowance) needs T ≥ {floor}."
         )
     return row, options, lines

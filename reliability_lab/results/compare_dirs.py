@@ -265,11 +265,18 @@ def format_comparison(comparison: Comparison) -> str:
                 ]
             )
         lines += _table(cells)
+        family = attrs.get("family") or list(table.index)
+        lines.append(f"  Holm family ({len(family)} metrics): {', '.join(family)}")
+        if attrs.get("warning"):
+            lines.append(f"  warning: {attrs['warning']}")
         left_out = attrs.get("left_out") or {}
         if left_out:
             listed = "; ".join(f"{m} ({why})" for m, why in left_out.items())
             lines.append(f"  not compared: {listed}")
-    lines.append("  [change: Holm-adjusted p < 0.05; every metric is higher-is-better]")
+    lines.append(
+        "  [test: exact task-level sign-flip; change: Holm-adjusted p < 0.05 within the family;"
+        " every metric is higher-is-better]"
+    )
     if comparison.gates:
         lines.append("")
         for g in comparison.gates:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from reliability_lab.metrics.profiles import TIME_RESOURCES, resources_used
 from reliability_lab.metrics.registry import METRIC_REGISTRY
 from reliability_lab.report.text import metric_note, value_with_ci
 from reliability_lab.results.adaptive_block import adaptive_lines
@@ -180,6 +181,21 @@ def verdict(summary: ExperimentSummary) -> str:
     return PASSED if summary.passed else FAILED
 
 
+def _time_resource_lines(summary: ExperimentSummary) -> list[str]:
+    """A note when C_res averages time-based resources of simulated or cached runs."""
+    used = summary.content["reliability"].get("resources") or resources_used(None)
+    runs = summary.runs
+    timed = [r for r in TIME_RESOURCES if r in used and r in runs.columns and runs[r].notna().any()]
+    cached = bool(summary.header.config.get("cache", True))
+    if not timed or not (summary.simulated or cached):
+        return []
+    source = "simulated" if summary.simulated else "cached (cache: true)"
+    return [
+        f"  note: C_res includes {', '.join(timed)} of {source} runs: these measure this "
+        "machine's load, so identical reruns can differ; report.resources can leave them out"
+    ]
+
+
 def format_summary(summary: ExperimentSummary) -> str:
     """The multi-line summary block: notice, counts, per-agent table with CIs, gates, verdict."""
     header, metrics = summary.header, summary.metrics
@@ -218,6 +234,7 @@ def format_summary(summary: ExperimentSummary) -> str:
         else "tasks"
     )
     lines.append(f"  [brackets: {level:.0%} bootstrap CI over {over}; R_saf is not part of R]")
+    lines += _time_resource_lines(summary)
     lines += notes
     lines += diagnostic_lines(summary.content)
     lines += robustness_lines(summary.content, summary.report, list(header.models), _table)

@@ -29,6 +29,7 @@ from reliability_lab.errors import RunTableError, UndefinedMetricWarning
 from reliability_lab.experiment.config import ExperimentConfig, SessionSettings
 from reliability_lab.experiment.gates import SCORE_METRICS, GateConfig, GateResult, evaluate_gates
 from reliability_lab.experiment.plan import condition_artifacts
+from reliability_lab.metrics.profiles import resources_used
 from reliability_lab.report.passk import pass_k_table
 from reliability_lab.results._jsonio import dumps, write_json_atomic
 from reliability_lab.results.adaptive_block import adaptive_summary
@@ -206,6 +207,7 @@ def _reliability(
             confidence_level=config.report.confidence_level,
             seed=config.seed,
             bootstrap=config.report.bootstrap,
+            resources=config.report.resources,
         )
     notes = []
     for w in caught:
@@ -462,6 +464,7 @@ def _summarize(
             "confidence_level": config.report.confidence_level,
             "seed": config.seed,
             "bootstrap": config.report.bootstrap,
+            "resources": resources_used(config.report.resources),
             "agents": _report_dict(report),
         },
         "sessions": _sessions_info(runs, sessions),

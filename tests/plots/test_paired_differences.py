@@ -1,5 +1,5 @@
 """plot_paired_differences draws compare_agents' table: markers at the differences, bars from
-the interval ends, filled markers exactly where the Holm-adjusted p-value is below alpha."""
+the interval ends, filled markers exactly where the interval excludes 0, the Holm family named."""
 
 from __future__ import annotations
 
@@ -65,18 +65,31 @@ def test_the_accuracy_difference_is_the_difference_of_pooled_success_rates() -> 
     assert points[0, 0] == pytest.approx(rate["new"] - rate["old"])
 
 
-def test_filled_markers_exactly_where_significant_and_p_values_written() -> None:
-    table = TABLE.assign(p_adjusted=[0.001, 0.2, 0.04])
+def test_filled_markers_exactly_where_the_interval_excludes_zero() -> None:
+    # The issue's case: intervals excluding 0 beside p_Holm = 1 — the fill follows the bar.
+    table = TABLE.assign(
+        difference=[0.1, 0.1, -0.1],
+        difference_lo=[0.05, -0.02, -0.2],
+        difference_hi=[0.2, 0.3, -0.01],
+        p_adjusted=[1.0, 0.2, 0.04],
+    )
     ax = plots.plot_paired_differences(table, alpha=0.05)
     _, _, faces = _drawn(ax)
     white = np.array(to_rgba("white"))
     assert [not np.allclose(f, white) for f in faces] == [True, False, True]
-    texts = {t.get_text() for t in ax.texts}
-    assert {"0.001", "0.200", "0.040"} <= texts
-    ax = plots.plot_paired_differences(table, alpha=0.01, annotate=False)
-    _, _, faces = _drawn(ax)
-    assert [not np.allclose(f, white) for f in faces] == [True, False, False]
+    texts = {t.get_text(): t for t in ax.texts}
+    assert {"1.000", "0.200", "0.040"} <= set(texts)
+    assert texts["0.040"].get_fontweight() == "bold"
+    assert texts["1.000"].get_fontweight() == "normal"
+    ax = plots.plot_paired_differences(table, annotate=False)
     assert not any(t.get_text() == "0.200" for t in ax.texts)
+
+
+def test_the_title_names_the_holm_family() -> None:
+    ax = plots.plot_paired_differences(TABLE)
+    assert ax.get_title(loc="left").replace("\n", " ") == (
+        "Holm over 3 metrics: accuracy, C_out, C_res"
+    )
 
 
 def test_an_undefined_difference_is_marked_not_drawn() -> None:

@@ -127,6 +127,7 @@ def test_summary_records_the_allocation(adaptive_finished: Path) -> None:
     assert info["extra_runs"] == 10 and info["runs_per_task_max"] == 4
     assert sum(info["runs_per_task"].values()) == 20
     assert info["stopped"] == "budget spent"
+    assert "biased" in summary["adaptive"]["bias"]  # optional stopping (issue 24, item 6)
 
 
 def test_console_shows_the_allocation(adaptive_finished: Path) -> None:
@@ -135,6 +136,7 @@ def test_console_shows_the_allocation(adaptive_finished: Path) -> None:
     text = format_summary(summarize_directory(adaptive_finished))
     assert "Adaptive runs (target: C_out half-width ≤ 0.001" in text
     assert "inc: 10 extra runs in 5 rounds, runs per task 4–4" in text
+    assert "biased: the extra runs were decided from the outcomes" in text
 
 
 class _FailOnce:

@@ -52,6 +52,8 @@ def test_table_and_passing_gates(dirs: dict[str, Path], capsys: pytest.CaptureFi
     assert code == 0
     assert "agent: 6 common tasks; profile default; 200 paired replicates" in out
     assert "Δ new−old" in out and "p (Holm)" in out and "sign-flip" in out
+    family = next(line for line in out.splitlines() if "Holm family" in line)
+    assert "accuracy" in family and "R_Pred" not in family
     assert "Gate (Δaccuracy >= -1) [agent]: PASSED" in out
     assert out.rstrip().endswith("✓ PASSED")
 

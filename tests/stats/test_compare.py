@@ -61,16 +61,65 @@ def test_sign_flip_p_value_is_the_exact_enumeration() -> None:
     assert table.loc["C_out", "n_tasks"] == 8
 
 
-def test_pooled_metrics_use_the_paired_bootstrap_and_a_clear_difference_is_significant() -> None:
+def test_pooled_metrics_use_the_exact_task_swap_test() -> None:
+    # Independent computation: swap the agents' runs on each subset of the 7 tasks and
+    # re-pool accuracy; the p-value is the share of subsets reaching the observed |Δ|.
+    runs = _two_agents(n_tasks=7, seed=3)
+    table = compare_agents(runs, "old", "new", metrics=["accuracy", "C_out"], n_boot=50)
+    succ = {a: runs[runs["agent"] == a].groupby("task_id")["success"] for a in ("old", "new")}
+    sums = {
+        a: (g.sum().to_numpy(dtype=float), g.count().to_numpy(dtype=float)) for a, g in succ.items()
+    }
+    observed = abs(
+        sums["new"][0].sum() / sums["new"][1].sum() - sums["old"][0].sum() / sums["old"][1].sum()
+    )
+    stats = []
+    for s in itertools.product([0, 1], repeat=7):
+        s = np.array(s, dtype=bool)
+        new = [np.where(s, sums["old"][i], sums["new"][i]).sum() for i in (0, 1)]
+        old = [np.where(s, sums["new"][i], sums["old"][i]).sum() for i in (0, 1)]
+        stats.append(abs(new[0] / new[1] - old[0] / old[1]))
+    expected = np.mean(np.array(stats) >= observed - 1e-12)
+    row = table.loc["accuracy"]
+    assert row["test"] == "sign-flip"
+    assert row["p_value"] == pytest.approx(expected, abs=1e-12)
+    assert row["p_min"] == pytest.approx(2 / 2**7)
+    assert table.attrs["exact_test"] is True
+
+
+def test_a_clear_difference_is_significant() -> None:
     good = SimulatedAgent(name="old", success_a=4, success_b=1)
     bad = SimulatedAgent(name="new", success_a=1, success_b=4)
     runs = simulate_runs([good, bad], n_tasks=40, runs=3, seed=2)
     table = compare_agents(runs, "old", "new", metrics=["accuracy", "C_out"], n_boot=400, seed=1)
     row = table.loc["accuracy"]
-    assert row["test"] == "bootstrap"
     assert row["difference_lo"] <= row["difference"] <= row["difference_hi"] < 0
-    assert row["p_value"] == pytest.approx(2 / 401, abs=1e-12)  # no replicate reaches 0
-    assert 0 <= table.loc["C_out", "p_adjusted"] <= 1
+    assert row["p_value"] == pytest.approx(1 / 401, abs=1e-12)  # no random pattern reaches it
+    assert row["p_min"] == pytest.approx(1 / 401)
+
+
+@pytest.mark.parametrize("n_tasks", [1, 3, 5])
+def test_too_few_tasks_to_reject_warns_and_one_task_has_no_interval(n_tasks: int) -> None:
+    good = SimulatedAgent(name="old", success_a=9, success_b=1)
+    bad = SimulatedAgent(name="new", success_a=1, success_b=9)
+    runs = simulate_runs([good, bad], n_tasks=n_tasks, runs=5, seed=4)
+    with pytest.warns(UserWarning, match="no test can reject"):
+        table = compare_agents(runs, "old", "new", n_boot=200)
+    assert (table["p_value"] >= 2.0 ** (1 - n_tasks) - 1e-12).all()
+    assert (table["p_adjusted"] >= 0.05).all()  # the issue's p = 0.004 at one task is gone
+    if n_tasks == 1:
+        assert table[["difference_lo", "difference_hi"]].isna().all().all()
+    assert "no test can reject" in table.attrs["warning"]
+
+
+def test_default_family_drops_duplicates_and_constants() -> None:
+    table = compare_agents(_two_agents(n_tasks=20), "old", "new", n_boot=100)
+    assert "R_Pred" not in table.index and "P_brier" in table.index
+    assert table.attrs["left_out"]["R_Pred"] == "identical to P_brier on these runs"
+    for m in ("S_comp", "S_harm", "R_saf"):  # no safety data: every score is 1
+        assert m not in table.index
+        assert table.attrs["left_out"][m].startswith("constant 1")
+    assert table.attrs["family"] == list(table.index)
 
 
 def test_identical_agents_show_no_difference() -> None:

@@ -6,6 +6,7 @@ import math
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from reliability_lab import plan_runs, reliability_report
@@ -52,7 +53,7 @@ def test_explanation_shows_the_reasoning_and_each_option() -> None:
     pilot = simulate_runs(AGENT, n_tasks=30, runs=3, seed=3)
     plan = plan_runs(pilot, metric=["C_out", "accuracy"], halfwidth=0.1, n_boot=200)
     text = str(plan)
-    assert "Var(metric) ≈ σ_b²/T + σ_w²/(T·K)" in text
+    assert "V(K) = σ_b² + σ_w²/K" in text and "allowance for the pilot" in text
     assert "C_out [a]: pilot 30 tasks × K₀ = 3 runs" in text
     assert "→ recommend" in text
     options = plan.options.loc[("a", "accuracy")]
@@ -66,7 +67,7 @@ def test_unreachable_target_says_why() -> None:
     plan = plan_runs(pilot, metric="accuracy", halfwidth=0.01, max_tasks=50, n_boot=200)
     assert math.isnan(plan.table.loc[("a", "accuracy"), "tasks"])
     assert "not reachable with 50 tasks" in plan.explanation
-    assert "between-task spread alone needs T ≥" in plan.explanation
+    assert "between-task spread alone (with the allowance) needs T ≥" in plan.explanation
 
 
 def test_undefined_metric_cannot_be_planned() -> None:
@@ -89,3 +90,48 @@ def test_bad_arguments_are_named(kwargs: dict, message: str) -> None:
     pilot = simulate_runs(AGENT, n_tasks=5, runs=2, seed=6)
     with pytest.raises(ValueError, match=message):
         plan_runs(pilot, **kwargs)
+
+
+def test_all_success_pilot_recommends_the_clopper_pearson_design_not_zero_tasks() -> None:
+    pilot = pd.DataFrame(
+        {
+            "agent": "a",
+            "task_id": [f"t{i}" for i in range(30) for _ in range(4)],
+            "run": [0, 1, 2, 3] * 30,
+            "success": 1,
+        }
+    )
+    plan = plan_runs(pilot, metric=["accuracy", "C_out"], halfwidth=0.05, n_boot=100)
+    for metric in ("accuracy", "C_out"):
+        row = plan.table.loc[("a", metric)]
+        # (1 − 0.025^(1/T))/2 ≤ 0.05 first holds at T = 36 (independent: log arithmetic)
+        t = next(t for t in range(1, 100) if (1 - 0.025 ** (1 / t)) / 2 <= 0.05)
+        assert int(row["tasks"]) == t == 36
+        assert int(row["runs_per_task"]) == 2
+    assert "Clopper–Pearson" in plan.explanation
+
+
+def test_exact_c_out_variance_matches_a_monte_carlo_of_the_estimator() -> None:
+    from reliability_lab.report._planvar import outcome_variance_at
+
+    rng = np.random.default_rng(3)
+    p = rng.beta(0.6, 0.6, 200_000)
+    pilot_p = p[:3000]
+    successes = rng.binomial(6, pilot_p)
+    for k in (3, 5):
+        x = rng.binomial(k, p)
+        unbiased = 1 - 4 * x * (k - x) / (k * (k - 1))
+        exact = outcome_variance_at("unbiased", k, successes, np.full(3000, 6))
+        assert exact == pytest.approx(unbiased.var(), rel=0.03)
+        # the σ_b² + σ_w²/K model is what underestimates at K = 3; the exact one does not
+    assert outcome_variance_at("unbiased", 3, successes, np.full(3000, 3)) is None  # K₀ < 4
+
+
+def test_a_higher_assurance_asks_for_more_tasks() -> None:
+    pilot = simulate_runs(SimulatedAgent(name="a"), n_tasks=40, runs=4, seed=2)
+    low, high = (
+        plan_runs(pilot, metric="C_out", halfwidth=0.08, profile="unbiased", n_boot=100,
+                  assurance=a).table.loc[("a", "C_out"), "tasks"]
+        for a in (0.5, 0.9)
+    )  # fmt: skip
+    assert high > low
