@@ -82,6 +82,17 @@ class HeaderRecord(BaseModel):
     """SHA-256 of the settings that change results (see ``result_affecting_settings``)."""
 
 
+def _environment_source(config: ExperimentConfig) -> dict[str, Any]:
+    """A factory's or task set's settings (none for a registered environment, so the
+    fingerprints of earlier results directories are unchanged)."""
+    source = config.environment.source(None)
+    if not source:
+        return {}
+    if config.environment.task_file is not None:
+        source["tasks"] = config.environment.task_file  # as written: the folder may move
+    return {"environment_source": source}
+
+
 def result_affecting_settings(config: ExperimentConfig, tasks: list[str]) -> dict[str, Any]:
     """The settings that change what a run produces.
 
@@ -95,6 +106,7 @@ def result_affecting_settings(config: ExperimentConfig, tasks: list[str]) -> dic
         "seed": config.seed,
         "max_steps": config.max_steps,
         "environment": config.environment.name,
+        **_environment_source(config),
         "tasks": list(tasks),
         "seed_scheme": SEED_SCHEME,
         "conditions": {c.name: c.settings() for c in config.conditions},
@@ -105,6 +117,7 @@ def result_affecting_settings(config: ExperimentConfig, tasks: list[str]) -> dic
                 "elicit_confidence": a.elicit_confidence,
                 "pass_threshold": a.pass_threshold,
                 "max_steps": config.agent_max_steps(a),
+                **({"agent": a.agent, "options": redact(a.options)} if a.agent else {}),
             }
             for a in config.agents
         },
