@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "build_plan",
+    "check_agents",
     "check_conditions",
     "check_models",
     "config_environment",
@@ -125,6 +126,26 @@ def check_models(config: ExperimentConfig, *, source: str = "config") -> None:
                 )
 
 
+def check_agents(config: ExperimentConfig, *, source: str = "config") -> None:
+    """Import every agent's ``solve`` and check its ``ctx`` use (docs/your_agent.md).
+
+    Raises
+    ------
+    ConfigError
+        ``agents[i].agent:`` and the module or attribute that cannot be imported, or the
+        source file and line of a ``ctx`` misuse.
+    """
+    from reliability_lab.agents import AgentCheckError, check_agent
+
+    for index, agent in enumerate(config.agents):
+        if agent.agent is None:
+            continue
+        try:
+            check_agent(agent.agent, config.import_root or "")
+        except AgentCheckError as exc:
+            raise ConfigError(f"{source}: agents[{index}].agent: {exc}") from None
+
+
 def check_conditions(config: ExperimentConfig, *, source: str = "config") -> None:
     """Check each condition's options against the experiment's environment.
 
@@ -201,6 +222,7 @@ def build_plan(
     the plan (``reliability_lab.experiment.adaptive``).
     """
     check_models(config, source=source)
+    check_agents(config, source=source)
     check_conditions(config, source=source)
     task_ids = tasks if tasks is not None else resolve_tasks(config, source=source)
     return [

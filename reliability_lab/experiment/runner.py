@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
@@ -39,6 +39,11 @@ from reliability_lab.experiment.preflight import check_preflight
 from reliability_lab.experiment.prepare import attach_prepared, prepare_conditions
 from reliability_lab.experiment.progress import progress_bar
 from reliability_lab.experiment.results import records_to_run_table
+from reliability_lab.experiment.selection import (
+    apply_filters,
+    check_importable_on_workers,
+    config_with_objects,
+)
 from reliability_lab.experiment.store import (
     HEADER_FILE,
     RESULTS_FILE,
@@ -93,6 +98,26 @@ class ExperimentOutcome:
     def passed(self) -> bool:
         """Whether every gate passed."""
         return self.summary.passed
+
+    def summary_text(self) -> str:
+        """The block ``reliability-lab run`` prints: resume counts, the summary, the folder."""
+        from reliability_lab.experiment.console import format_summary
+
+        lines = []
+        if self.n_previous or self.n_retried:
+            retried = (
+                f"retried {self.n_retried} infrastructure failure(s); " if self.n_retried else ""
+            )
+            lines.append(
+                f"Resumed: {self.n_previous} of {self.n_planned} runs were already done; "
+                f"{retried}executed {self.n_executed}."
+            )
+        lines.append(format_summary(self.summary))
+        lines.append(f"\nResults written to {self.output_dir}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary_text()
 
     @property
     def runs(self) -> pd.DataFrame:
@@ -381,7 +406,7 @@ async def _run_locked(
 
 
 def run_experiment(
-    config: ExperimentConfig | str | os.PathLike[str],
+    config: ExperimentConfig | Mapping[str, Any] | str | os.PathLike[str],
     *,
     output: str | os.PathLike[str] | None = None,
     runs: int | None = None,
@@ -392,13 +417,19 @@ def run_experiment(
     retry_infra: bool = True,
     preflight: bool = True,
     executor: Literal["asyncio", "ray"] | None = None,
+    tasks: str | Sequence[str] | None = None,
+    agents: str | Sequence[str] | None = None,
+    limit: int | None = None,
+    print_summary: bool = False,
 ) -> ExperimentOutcome:
     """Run (or resume) an experiment and write its results directory.
 
     Parameters
     ----------
-    config : ExperimentConfig or path
-        A validated config or the path of a YAML config file.
+    config : ExperimentConfig, mapping or path
+        A validated config, a config mapping, or the path of a YAML config file. A mapping
+        may hold Python objects: an agent's ``solve`` callable as ``agents[i].agent`` and an
+        ``Environment`` as ``environment`` (docs/your_agent.md, "From Python").
     output, runs, seed, max_concurrent : optional
         Override the config's ``output``, ``runs`` (K), ``seed`` and ``max_concurrent``.
     progress : bool
@@ -417,6 +448,13 @@ def run_experiment(
     executor : {"asyncio", "ray"}, optional
         Override the config's ``executor.kind`` (its other ``executor`` settings are kept for
         ``ray``); the results are the same either way (docs/distributed.md).
+    tasks, agents : str or sequence of str, optional
+        Only these task ids / agent labels (``"a,b"`` or a list), as the CLI's ``--tasks`` and
+        ``--agents``.
+    limit : int, optional
+        Only the first ``limit`` selected tasks (CLI ``--limit``).
+    print_summary : bool
+        Print the summary block the CLI prints (``str(outcome)`` returns it too).
 
     Returns
     -------
@@ -447,18 +485,17 @@ def run_experiment(
         "seed": seed,
         "max_concurrent": max_concurrent,
     }
-    if isinstance(config, ExperimentConfig):
-        source = "config"
-        cfg = parse_config(config.model_dump(), source=source, overrides=overrides)
-    else:
-        source = str(config)
-        cfg = load_config(config, overrides=overrides)
+    source, cfg = load_filtered(
+        config, overrides=overrides, tasks=tasks, agents=agents, limit=limit
+    )
     if executor is not None and executor != cfg.executor.kind:
         kept = cfg.executor.model_dump(exclude_none=True) if executor == "ray" else {}
         cfg = parse_config(
             cfg.model_dump(), source=source, overrides={"executor": {**kept, "kind": executor}}
         )
-    return run_sync(
+    if cfg.executor.kind == "ray":
+        check_importable_on_workers(cfg, source)
+    outcome = run_sync(
         arun_experiment(
             cfg,
             source=source,
@@ -468,3 +505,38 @@ def run_experiment(
             preflight=preflight,
         )
     )
+    if print_summary:
+        print(outcome)
+    return outcome
+
+
+def load_filtered(
+    config: ExperimentConfig | Mapping[str, Any] | str | os.PathLike[str],
+    *,
+    overrides: Mapping[str, Any] | None = None,
+    tasks: str | Sequence[str] | None = None,
+    agents: str | Sequence[str] | None = None,
+    limit: int | None = None,
+) -> tuple[str, ExperimentConfig]:
+    """``(source, config)``: a config object, mapping or YAML path validated with top-level
+    ``overrides`` and the ``tasks`` / ``agents`` / ``limit`` filters applied.
+
+    Raises
+    ------
+    ConfigError
+        Invalid config, an unknown agent label in ``agents``.
+    """
+    if isinstance(config, ExperimentConfig | Mapping):
+        source = "config"
+        data = config.model_dump() if isinstance(config, ExperimentConfig) else config
+        data = config_with_objects(data)
+        filtered = apply_filters(data, tasks=tasks, agents=agents, limit=limit, source=source)
+        return source, parse_config(filtered, source=source, overrides=overrides)
+    source = str(config)
+    cfg = load_config(config, overrides=overrides)
+    if tasks is None and agents is None and limit is None:
+        return source, cfg
+    filtered = apply_filters(
+        cfg.model_dump(), tasks=tasks, agents=agents, limit=limit, source=source
+    )
+    return source, parse_config(filtered, source=source)
