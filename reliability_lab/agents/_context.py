@@ -59,6 +59,9 @@ CONTEXT_ATTRIBUTES = frozenset(
         "params",
         "max_steps",
         "transcript",
+        "actions",
+        "errors",
+        "llm_calls",
     }
 )
 
@@ -256,6 +259,10 @@ class AgentContext:
         The tools as this condition presents them.
     llm : AgentLLM
         The agent's model (``ctx.llm.complete`` / ``await ctx.llm.acomplete``).
+    transcript : list of dict
+        What the harness recorded so far (OpenAI format); read it, do not change it.
+    actions, errors, llm_calls : list of str, int, int
+        Tool calls made, how many returned an error, and ``ctx.llm`` calls made so far.
     """
 
     def __init__(

@@ -82,6 +82,13 @@ class HeaderRecord(BaseModel):
     """SHA-256 of the settings that change results (see ``result_affecting_settings``)."""
 
 
+def _shown_model(model: str, agent: str | None) -> str:
+    """What the ``model`` column shows: the model, and the user agent when there is one."""
+    if agent is None:
+        return model
+    return f"{agent} ({model})" if model else agent
+
+
 def _environment_source(config: ExperimentConfig) -> dict[str, Any]:
     """A factory's or task set's settings (none for a registered environment, so the
     fingerprints of earlier results directories are unchanged)."""
@@ -174,7 +181,7 @@ def make_header(
         version=reliability_lab.__version__,
         profile=config.profile,
         seed=config.seed,
-        models={a.label: a.model for a in config.agents},
+        models={a.label: _shown_model(a.model, a.agent) for a in config.agents},
         simulated=any(is_simulated_model(a.model) for a in config.agents),
         tasks=list(tasks),
         config=redact(config.model_dump(mode="json")),
