@@ -110,6 +110,10 @@ def check_agent(entry: str, root: str = "") -> Callable[[Any], Any]:
     if target is not agent:  # __call__(self, ctx): the context is the second parameter
         params = list(inspect.signature(target).parameters)
         name = params[1] if len(params) > 1 else name
-    for line, problem in _misuses(ast.parse(source), name):
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # e.g. a lambda inside a larger expression: nothing to check
+        return agent
+    for line, problem in _misuses(tree, name):
         raise AgentCheckError(f"{filename}: line {first_line + line - 1}: {problem}")
     return agent
