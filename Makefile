@@ -19,7 +19,7 @@ NOTEBOOK_RESULTS := results/notebooks
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev,inspect,ray]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,inspect,ray,openai-agents,langgraph]"
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -34,9 +34,16 @@ def _module_file(root: Path, module: str) -> Path | None:
 
 
 def _load_module(module: str, root: str) -> Any:
-    if module in sys.modules:
-        return sys.modules[module]
     path = _module_file(Path(root), module) if root else None
+    if module in sys.modules:
+        loaded = sys.modules[module]
+        where = getattr(loaded, "__file__", None)
+        if path is not None and where is not None and Path(where).resolve() != path.resolve():
+            raise ImportTargetError(
+                f"module {module!r} in {root} has the name of another module already imported "
+                f"({where}); rename {path.name}"
+            )
+        return loaded
     if path is not None and "." not in module:
         with _LOCK:
             if module in sys.modules:
