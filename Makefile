@@ -13,8 +13,9 @@ export MPLBACKEND := Agg
 # Notebooks are pairs: notebooks/NN_name.py (jupytext percent format: the reviewed, linted
 # source) and NN_name.ipynb (the same cells with their outputs, checked by nbval).
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9][0-9]_*.py))
-# The experiment the notebooks share (experiments/notebooks.yaml); started afresh for a check.
-NOTEBOOK_RESULTS := results/notebooks
+# The experiments the notebooks run (experiments/notebooks.yaml, experiments/your_agent/);
+# started afresh for a check.
+NOTEBOOK_RESULTS := results/notebooks results/your_agent results/adder
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
