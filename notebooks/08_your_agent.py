@@ -24,6 +24,7 @@
 
 # %%
 # %matplotlib inline
+import importlib
 import inspect
 import json
 import sys
@@ -56,7 +57,7 @@ RESULTS = Path("../results/your_agent")
 
 # %%
 sys.path.insert(0, str(EXAMPLE))  # only to show the source here; the config imports it itself
-import my_agents  # noqa: E402
+my_agents = importlib.import_module("my_agents")
 
 print(inspect.getsource(my_agents.scripted))
 

@@ -97,7 +97,7 @@ class AgentConfig(_Model):
     agent: str | None = Field(default=None, pattern=r"^[^:\s]+:[^:\s]+$")
     """Your agent's ``solve(ctx)`` as ``module:attribute``, imported from the config file's
     folder or ``sys.path`` (docs/your_agent.md); None runs the built-in tool loop."""
-    model: str = ""
+    model: str
     """Any litellm model string (``openai/gpt-4o-mini``, ``ollama/llama3``) or ``sim/<profile>``:
     the built-in loop's model, or the one ``ctx.llm`` calls. Optional with ``agent``."""
     options: dict[str, Any] = Field(default_factory=dict)
@@ -120,11 +120,19 @@ class AgentConfig(_Model):
         _reject_secrets(value)
         return value
 
-    @model_validator(mode="after")
-    def _model_or_agent(self) -> AgentConfig:
-        if not self.model and self.agent is None:
-            raise ValueError("model: Field required (give a model, an agent, or both)")
-        return self
+    @model_validator(mode="before")
+    @classmethod
+    def _model_optional_with_agent(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and data.get("agent") is not None and "model" not in data:
+            return {**data, "model": ""}
+        return data
+
+    @field_validator("model")
+    @classmethod
+    def _model_given(cls, value: str, info: ValidationInfo) -> str:
+        if not value and info.data.get("agent") is None:
+            raise ValueError("a model string is required unless the entry names an agent")
+        return value
 
 
 class EnvironmentConfig(_Model):

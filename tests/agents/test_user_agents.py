@@ -156,7 +156,7 @@ def test_config_requires_model_or_agent(tmp_path: Path) -> None:
     data = yaml.safe_load(path.read_text())
     data["agents"] = [{"label": "x"}]
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"agents\[0\].*give a model, an agent, or both"):
+    with pytest.raises(ConfigError, match=r"agents\[0\]\.model: Field required"):
         load_config(path)
 
 
