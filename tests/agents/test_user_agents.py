@@ -6,6 +6,7 @@ import asyncio
 import json
 import math
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,14 @@ from reliability_lab.llm import LLMCallError, LLMClient
 from tests.experiment.helpers import result_lines
 
 PROJECT = Path(__file__).parent / "userproj"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_project_modules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test imports the project's modules from its own copy (a module of the same name
+    imported from another folder is refused, see reliability_lab._imports)."""
+    for name in ("qa_agents", "llm_agent", "loop_agent"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
 
 
 def _config(tmp_path: Path, agent: str, **extra: Any) -> Path:
@@ -214,3 +223,11 @@ def test_sync_user_loop_through_ctx_llm_equals_builtin(condition: str, variant: 
     for task_id in ("cs_01", "cs_05", "cs_11"):
         builtin, user = asyncio.run(both(task_id))
         assert user.model_dump(exclude=volatile) == builtin.model_dump(exclude=volatile)
+
+
+def test_module_shadowed_by_an_imported_one_is_refused(tmp_path: Path) -> None:
+    check_agent("qa_agents:solve", str(PROJECT))
+    other = tmp_path / "other"
+    shutil.copytree(PROJECT, other, ignore=shutil.ignore_patterns("__pycache__"))
+    with pytest.raises(AgentCheckError, match="name of another module already imported"):
+        check_agent("qa_agents:solve", str(other))
