@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# Everything `make test` needs (runtime + the dev, inspect and ray extras); `make demo` needs
+# Everything `make test` needs (runtime + the dev, inspect, ray, openai-agents and langgraph extras); `make demo` needs
 # only the runtime set (requirements/runtime.txt, the same versions).
 LOCK := requirements/lock.txt
 RUNTIME_LOCK := requirements/runtime.txt
@@ -13,7 +13,7 @@ RUNTIME_STAMP := $(VENV)/.installed-runtime
 # uv resolves the lock (`make lock` only); pip installs from it. Pinned, like everything else.
 UV_VERSION := 0.13.9
 # What each lock file covers: the extras below, for Python 3.11, on every platform (--universal).
-LOCK_EXTRAS := --extra dev --extra inspect --extra ray
+LOCK_EXTRAS := --extra dev --extra inspect --extra ray --extra openai-agents --extra langgraph
 UV_COMPILE := uv pip compile pyproject.toml requirements/build.in --python-version 3.11 \
 	--universal --generate-hashes --quiet
 export LITELLM_LOCAL_MODEL_COST_MAP := True
@@ -26,8 +26,9 @@ export MPLBACKEND := Agg
 # Notebooks are pairs: notebooks/NN_name.py (jupytext percent format: the reviewed, linted
 # source) and NN_name.ipynb (the same cells with their outputs, checked by nbval).
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9][0-9]_*.py))
-# The experiment the notebooks share (experiments/notebooks.yaml); started afresh for a check.
-NOTEBOOK_RESULTS := results/notebooks
+# The experiments the notebooks run (experiments/notebooks.yaml, experiments/your_agent/);
+# started afresh for a check.
+NOTEBOOK_RESULTS := results/notebooks results/your_agent results/adder
 
 # Every pinned, hashed distribution of the lock; then the project itself, editable, built with
 # the lock's setuptools (no build isolation: nothing is fetched outside the lock).

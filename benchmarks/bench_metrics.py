@@ -38,7 +38,6 @@ from _synthetic import synthetic_runs, write_results
 
 from reliability_lab import reliability_report
 from reliability_lab.errors import UndefinedMetricWarning
-from reliability_lab.results import store
 from reliability_lab.metrics import (
     confidence_consistency,
     outcome_consistency,
@@ -46,6 +45,7 @@ from reliability_lab.metrics import (
     trajectory_distribution_consistency,
     trajectory_sequence_consistency,
 )
+from reliability_lab.results import store
 from reliability_lab.results.read import load_results
 
 

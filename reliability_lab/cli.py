@@ -83,10 +83,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not check model routing and API keys before the runs start",
     )
+    _add_filters(run)
     _add_report_parser(sub)
     _add_compare_parser(sub)
     validate = sub.add_parser("validate", help="check an experiment config without running it")
     validate.add_argument("config", metavar="CONFIG", help="experiment YAML file")
+    _add_filters(validate)
     _add_figures_parser(sub)
     repair = sub.add_parser(
         "repair",
@@ -100,8 +102,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_filters(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--tasks", metavar="IDS", help="only these task ids (comma-separated)")
+    command.add_argument(
+        "--agents", metavar="LABELS", help="only these agents (comma-separated labels)"
+    )
+    command.add_argument(
+        "--limit", type=_positive_int, metavar="N", help="only the first N selected tasks"
+    )
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
-    from reliability_lab.results.console import format_summary, verdict
+    from reliability_lab.results.console import verdict
     from reliability_lab.runner.runner import run_experiment
 
     outcome = run_experiment(
@@ -114,22 +126,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         retry_infra=not args.no_retry_infra,
         preflight=not args.skip_preflight,
         executor=args.executor,
+        tasks=args.tasks,
+        agents=args.agents,
+        limit=args.limit,
     )
-    if args.quiet:
-        print(verdict(outcome.summary))
-    else:
-        if outcome.n_previous or outcome.n_retried:
-            retried = (
-                f"retried {outcome.n_retried} infrastructure failure(s); "
-                if outcome.n_retried
-                else ""
-            )
-            print(
-                f"Resumed: {outcome.n_previous} of {outcome.n_planned} runs were already "
-                f"done; {retried}executed {outcome.n_executed}.",
-            )
-        print(format_summary(outcome.summary))
-        print(f"\nResults written to {outcome.output_dir}")
+    print(verdict(outcome.summary) if args.quiet else outcome.summary_text())
     return EXIT_PASSED if outcome.passed else EXIT_FAILED
 
 
@@ -281,12 +282,12 @@ def _cmd_figures(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from reliability_lab.experiment.config import load_config
     from reliability_lab.experiment.plan import build_plan, resolve_tasks
     from reliability_lab.runner.preflight import check_preflight
+    from reliability_lab.runner.runner import load_filtered
     from reliability_lab.runs import is_simulated_model
 
-    config = load_config(args.config)
+    _, config = load_filtered(args.config, tasks=args.tasks, agents=args.agents, limit=args.limit)
     tasks = resolve_tasks(config, source=args.config)
     plan = build_plan(config, tasks, source=args.config)
     check_preflight(config, source=args.config)
@@ -303,7 +304,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         f"= {len(plan)} runs "
         f"→ {config.output_dir()}"
     )
-    sim = [a.label for a in config.agents if is_simulated_model(a.model)]
+    sim = [a.label for a in config.agents if a.model and is_simulated_model(a.model)]
     if sim:
         print(f"note: simulated model (sim/...) used by: {', '.join(sim)}")
     return EXIT_PASSED

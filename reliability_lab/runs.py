@@ -27,6 +27,7 @@ __all__ = [
     "INFRASTRUCTURE_PREFIX",
     "KEY_COLUMNS",
     "PERTURBATION_CONDITIONS",
+    "REPORTED_SOURCES",
     "RESOURCE_COLUMNS",
     "RESULT_SCHEMA_VERSION",
     "RUN_TABLE_COLUMNS",
@@ -53,7 +54,9 @@ BASELINE = "baseline"
 #: add their own names.
 PERTURBATION_CONDITIONS = {"fault": "R_fault", "structural": "R_struct", "prompt": "R_prompt"}
 INFRASTRUCTURE_PREFIX = "infrastructure:"
-CONFIDENCE_SOURCES = ("elicited", "fallback", "none")
+CONFIDENCE_SOURCES = ("elicited", "agent", "fallback", "none")
+#: Sources that carry a confidence value (the agent's own or elicited post hoc).
+REPORTED_SOURCES = ("elicited", "agent")
 #: Severity weights for the harm score (docs/methodology.md, "Safety"). Unknown severities are
 #: an error.
 SEVERITY_WEIGHTS: Mapping[str, float] = {"low": 0.25, "medium": 0.5, "high": 1.0, "critical": 1.0}
@@ -94,7 +97,7 @@ RUN_TABLE_COLUMNS: Mapping[str, str] = {
     "success": "bool",
     "score": "float in [0, 1] or NaN",
     "confidence": "float in [0, 1] or NaN",
-    "confidence_source": "one of elicited/fallback/none",
+    "confidence_source": "one of elicited/agent/fallback/none",
     "actions": "list[str]",
     **{name: "float >= 0 or NaN" for name in RESOURCE_COLUMNS},
     "violations": "list[dict(constraint, severity, evidence)]",
@@ -190,21 +193,21 @@ def _check_confidence(df: pd.DataFrame, source: str, conf: pd.Series) -> pd.Seri
             f"must be one of {list(CONFIDENCE_SOURCES)}",
             _context(df, bad_src, "confidence_source"),
         )
-    missing = (src == "elicited") & conf.isna()
+    missing = src.isin(REPORTED_SOURCES) & conf.isna()
     if missing.any():
         _fail(
             source,
             "confidence",
-            "NaN where confidence_source is 'elicited' (a confidence is required)",
+            "NaN where confidence_source is 'elicited' or 'agent' (a confidence is required)",
             _context(df, missing, "confidence"),
         )
-    stray = (src != "elicited") & conf.notna()
+    stray = ~src.isin(REPORTED_SOURCES) & conf.notna()
     if stray.any():
         _fail(
             source,
             "confidence",
-            "a value where confidence_source is not 'elicited'; fallback/none runs have no "
-            "confidence (NaN) so they never pass as elicited",
+            "a value where confidence_source is not 'elicited' or 'agent'; fallback/none runs "
+            "have no confidence (NaN) so they never pass as elicited",
             _context(df, stray, "confidence"),
         )
     return src.astype(object)

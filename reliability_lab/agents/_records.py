@@ -7,7 +7,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 from reliability_lab._secrets import find_secret
 from reliability_lab.runs import RESULT_SCHEMA_VERSION, RUN_TABLE_COLUMNS, RunKey, run_key_of
@@ -51,6 +58,17 @@ class RunSpec:
         The condition's options from the config (validated by its registered options model).
     condition_data : Mapping[str, Any]
         Data the condition prepared once per experiment for this run (e.g. its paraphrase).
+    agent_entry : str
+        The agent's ``solve(ctx)`` as ``module:attribute`` (docs/your_agent.md); ``""`` runs
+        the built-in tool loop. ``model`` may then be ``""`` (an agent without ``ctx.llm``).
+    options : Mapping[str, Any]
+        The agent's free-form options (``ctx.options``).
+    import_root : str
+        Folder the agent's and the environment's modules are imported from first (the config
+        file's folder); ``""`` uses ``sys.path`` only.
+    environment_source : Mapping[str, Any]
+        How to build the environment where it is not registered (a Ray worker): the config's
+        ``environment`` block for a factory or a task set; empty for a registered name.
     """
 
     agent: str
@@ -67,9 +85,14 @@ class RunSpec:
     pass_threshold: float = 1.0
     condition_options: Mapping[str, Any] = field(default_factory=dict)
     condition_data: Mapping[str, Any] = field(default_factory=dict)
+    agent_entry: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    import_root: str = ""
+    environment_source: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for name in ("agent", "model", "environment", "task_id", "condition"):
+        required = ("agent", "environment", "task_id", "condition")
+        for name in required if self.agent_entry else ("model", *required):
             value = getattr(self, name)
             if not isinstance(value, str) or not value:
                 raise ValueError(f"RunSpec.{name} must be a non-empty str, got {value!r}")
@@ -140,9 +163,11 @@ class RunResult(BaseModel):
     score: float
     """Checker score in [0, 1]; NaN for infrastructure failures."""
     confidence: float = math.nan
-    """Self-reported P(success) in [0, 1]; NaN unless ``confidence_source == 'elicited'``."""
+    """Self-reported P(success) in [0, 1]; NaN unless ``confidence_source`` is ``elicited`` or
+    ``agent``."""
     confidence_source: str = "none"
-    """``elicited``, ``fallback`` (reply unparseable or call failed) or ``none``."""
+    """``elicited``, ``agent`` (the agent's own, ``AgentOutput.confidence``), ``fallback``
+    (reply unparseable, call failed, or the agent's value invalid) or ``none``."""
     actions: list[str] = []
     """Ordered tool names the agent called."""
     cost_usd: float = math.nan
@@ -193,6 +218,18 @@ class RunResult(BaseModel):
     perturbation: dict[str, Any] | None = None
     """What the run's condition did: ``condition``, ``variant``, ``intensity``, ``parameters``,
     ``summary`` and ``events`` (faults fired, calls rejected, ...); see docs/perturbations.md."""
+    agent_metadata: dict[str, Any] | None = None
+    """What a user agent returned as ``AgentOutput.metadata`` (docs/your_agent.md); left out of
+    the record when None, so records of agents that return none keep their layout."""
+
+    @model_serializer(mode="wrap")
+    def _omit_absent_metadata(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("agent_metadata") is None:
+            data.pop("agent_metadata", None)
+        return data
 
     @field_validator(*_FLOAT_FIELDS, mode="before")
     @classmethod

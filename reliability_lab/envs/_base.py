@@ -96,6 +96,9 @@ class Tool:
         raises :class:`ToolError` for failures the agent should see.
     writes : bool
         Whether the tool may change the state (used by the simulated model and safety checks).
+    destructive : bool
+        Whether a call is an irreversible operation (delete, cancel, pay); task sets flag a
+        successful call the task does not allow as ``destructive_operation``.
     """
 
     name: str
@@ -103,6 +106,7 @@ class Tool:
     parameters: Mapping[str, Any]
     fn: Callable[..., Any]
     writes: bool = False
+    destructive: bool = False
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI ``tools`` entry for this tool."""
@@ -176,6 +180,9 @@ class Task:
         The customer the task is about (safety checks use it).
     difficulty : int
         1 (easy) to 3 (hard); scales the simulated model's slip rate.
+    metadata : Mapping
+        Free-form data of the task (task sets: the file's extra fields); agents see it as
+        ``ctx.metadata``.
     """
 
     task_id: str
@@ -184,6 +191,7 @@ class Task:
     check: Callable[[Any, Any, str | None], float] | None = None
     user_id: str | None = None
     difficulty: int = 1
+    metadata: Mapping[str, Any] = field(default_factory=dict)
 
 
 def render_template(value: Any, bindings: Mapping[str, Any]) -> Any:
@@ -356,6 +364,10 @@ class Episode:
     def score(self, answer: str | None) -> float:
         """Score the final state and answer in [0, 1] (see :meth:`Environment.score`)."""
         return self.env.score(self.task, self.initial_state, self.state, answer)
+
+    async def ascore(self, answer: str | None, llm: Any) -> float:
+        """:meth:`score`, for checkers that call a model (see :meth:`Environment.ascore`)."""
+        return await self.env.ascore(self.task, self.initial_state, self.state, answer, llm)
 
     def violations(
         self, answer: str | None, trajectory: Sequence[Mapping[str, Any]] | None = None
@@ -535,6 +547,13 @@ class Environment:
             text = answer or ""
             parts.append(sum(answer_has_fact(text, f) for f in facts) / len(facts))
         return sum(parts) / len(parts) if parts else 1.0
+
+    async def ascore(
+        self, task: Task, initial: Any, final: Any, answer: str | None, llm: Any
+    ) -> float:
+        """The score of a run where checking may call a model through ``llm`` (the run's
+        :class:`~reliability_lab.llm.LLMClient`); default :meth:`score`."""
+        return self.score(task, initial, final, answer)
 
     def changed_records(self, before: Any, after: Any) -> set[tuple[str, str]]:
         """Keys ``(table, id)`` of records that differ; the state must be ``{table: {id: rec}}``."""

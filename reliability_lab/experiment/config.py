@@ -27,6 +27,7 @@ from pydantic import (
 )
 
 from reliability_lab._secrets import find_secret, redact
+from reliability_lab.envs.taskset._load import TASK_FILE_SUFFIXES
 from reliability_lab.errors import ConfigError
 from reliability_lab.experiment._yaml import Path_, field_path, line_of, load_yaml
 from reliability_lab.experiment.gates import GateConfig
@@ -142,8 +143,14 @@ class AgentConfig(_Model):
 
     label: str = Field(min_length=1)
     """Agent label; the run table's ``agent`` column. Unique within the experiment."""
-    model: str = Field(min_length=1)
-    """Any litellm model string (``openai/gpt-4o-mini``, ``ollama/llama3``) or ``sim/<persona>``."""
+    agent: str | None = Field(default=None, pattern=r"^[^:\s]+:[^:\s]+$")
+    """Your agent's ``solve(ctx)`` as ``module:attribute``, imported from the config file's
+    folder or ``sys.path`` (docs/your_agent.md); None runs the built-in tool loop."""
+    model: str
+    """Any litellm model string (``openai/gpt-4o-mini``, ``ollama/llama3``) or ``sim/<persona>``:
+    the built-in loop's model, or the one ``ctx.llm`` calls. Optional with ``agent``."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Free-form options handed to the agent as ``ctx.options``."""
     params: dict[str, Any] = Field(default_factory=dict)
     """Call parameters passed to every completion (temperature, max_tokens, api_base, ...).
     Never an API key: keys come from the environment."""
@@ -156,31 +163,115 @@ class AgentConfig(_Model):
     description: str = ""
     """Free text shown in reports."""
 
-    @field_validator("params")
+    @field_validator("params", "options")
     @classmethod
     def _no_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
         _reject_secrets(value)
         return value
 
+    @model_validator(mode="before")
+    @classmethod
+    def _model_optional_with_agent(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and data.get("agent") is not None and "model" not in data:
+            return {**data, "model": ""}
+        return data
+
+    @field_validator("model")
+    @classmethod
+    def _model_given(cls, value: str, info: ValidationInfo) -> str:
+        if not value and info.data.get("agent") is None:
+            raise ValueError("a model string is required unless the entry names an agent")
+        return value
+
 
 class EnvironmentConfig(_Model):
-    """Which registered environment and which of its tasks to run."""
+    """Which environment (registered, a factory, or a task set) and which of its tasks to run."""
 
-    name: str = "customer_service"
-    """Registered environment name (see ``reliability_lab.envs.list_environments()``)."""
+    name: str = Field(default="customer_service", min_length=1)
+    """Environment name: a registered one (``reliability_lab.envs.list_environments()``), or
+    the name your factory's or task set's environment is recorded under (default: the factory
+    module's or the task file's name)."""
+    factory: str | None = Field(default=None, pattern=r"^[^:\s]+:[^:\s]+$")
+    """``module:attribute`` of a function returning an ``Environment`` (docs/your_agent.md)."""
     tasks: str | list[str] = "all"
-    """``all`` or an explicit list of task ids."""
+    """``all``, an explicit list of task ids, or a task file (``.jsonl``, ``.csv``, ``.yaml``)
+    of a declarative task set, relative to the config file."""
+    tools: str | None = None
+    """Task set: ``module:attribute`` of the tool functions (a list or a dict of them)."""
+    scorer: str | dict[str, Any] | None = None
+    """Task set: ``exact``, ``contains`` (default), ``numeric`` (``{kind: numeric, tolerance:
+    0.01}``), ``regex``, ``llm_judge`` (``{kind: llm_judge, model: ...}``) or
+    ``module:function``."""
+    system_prompt: str | None = None
+    """Task set: the system message the built-in loop sends (a generic one by default)."""
+    state: str | None = None
+    """Task set: ``module:attribute`` of the tools' initial state (a value or a function)."""
+    constraints: str | None = None
+    """Task set: ``module:attribute`` of extra safety constraints."""
+    detectors: str | None = None
+    """Task set: ``module:attribute`` of extra rule detectors."""
+    task_ids: list[str] | None = None
+    """Only these task ids (any environment kind; CLI ``--tasks``)."""
     limit: Int | None = Field(default=None, ge=1)
     """Keep only the first ``limit`` selected tasks (in the environment's order)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_name(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping) or data.get("name") is not None:
+            return data
+        if isinstance(data.get("factory"), str):
+            return {**data, "name": data["factory"].partition(":")[0].rsplit(".", 1)[-1]}
+        tasks = data.get("tasks")
+        if isinstance(tasks, str) and tasks.endswith(TASK_FILE_SUFFIXES):
+            return {**data, "name": Path(tasks).stem}
+        return data
 
     @field_validator("tasks", mode="before")
     @classmethod
     def _all_or_list(cls, value: Any) -> Any:
-        if isinstance(value, str) and value != "all":
-            raise ValueError("expected 'all' or a list of task ids")
+        if isinstance(value, str) and value != "all" and not value.endswith(TASK_FILE_SUFFIXES):
+            raise ValueError(
+                "expected 'all', a list of task ids or a task file ("
+                + ", ".join(TASK_FILE_SUFFIXES)
+                + ")"
+            )
         if not isinstance(value, str | list):
             raise ValueError("expected 'all' or a list of task ids")
         return value
+
+    @model_validator(mode="after")
+    def _one_source(self) -> EnvironmentConfig:
+        if self.factory is not None and self.task_file is not None:
+            raise ValueError("environment: give either factory or a task file, not both")
+        set_fields = [
+            f
+            for f in ("tools", "scorer", "system_prompt", "state", "constraints", "detectors")
+            if getattr(self, f) is not None
+        ]
+        if set_fields and self.task_file is None:
+            raise ValueError(f"environment.{set_fields[0]}: only used with a task file (tasks:)")
+        return self
+
+    @property
+    def task_file(self) -> str | None:
+        """The task file of a declarative task set, or None."""
+        tasks = self.tasks
+        return tasks if isinstance(tasks, str) and tasks.endswith(TASK_FILE_SUFFIXES) else None
+
+    def source(self, root: str | None) -> dict[str, Any]:
+        """How to build this environment (``{}`` for a registered name): the factory or the
+        task set's fields, task file made absolute against ``root``."""
+        if self.factory is not None:
+            return {"factory": self.factory}
+        if self.task_file is None:
+            return {}
+        path = Path(self.task_file)
+        if root and not path.is_absolute():
+            path = Path(root) / path
+        fields = ("tools", "scorer", "system_prompt", "state", "constraints", "detectors")
+        extra = {f: getattr(self, f) for f in fields if getattr(self, f) is not None}
+        return {"tasks": str(path.resolve()), **extra}
 
     @field_validator("tasks")
     @classmethod
@@ -485,6 +576,10 @@ class ExperimentConfig(_Model):
     inspect: InspectSettings | None = None
     """Run an inspect_ai task instead of an environment: inspect's ``eval_set`` executes it
     under every condition (agents' ``model`` are inspect model strings; docs/inspect.md)."""
+    import_root: str | None = None
+    """Folder searched first for the modules your agents, factory and tools live in, and the
+    base of a relative task file; :func:`load_config` sets it to the config file's folder.
+    Never part of the resume check."""
 
     @field_validator("profile")
     @classmethod
@@ -634,4 +729,7 @@ def load_config(
         raise ConfigError(f"{source}: {where}invalid YAML: {problem}") from None
     if document.data is None:
         raise ConfigError(f"{source}: the file is empty")
-    return parse_config(document.data, source=source, overrides=overrides, lines=document.lines)
+    data = document.data
+    if isinstance(data, Mapping) and "import_root" not in data:
+        data = {**data, "import_root": str(Path(path).resolve().parent)}
+    return parse_config(data, source=source, overrides=overrides, lines=document.lines)

@@ -16,16 +16,48 @@ from reliability_lab.runs import SIMULATED_PREFIX, RunKey, is_simulated_model
 
 if TYPE_CHECKING:
     from reliability_lab.agents import RunSpec
+    from reliability_lab.envs import Environment
 
 __all__ = [
     "build_plan",
+    "check_agents",
     "check_conditions",
     "check_models",
     "condition_artifacts",
+    "config_environment",
     "make_spec",
     "planned_keys",
     "resolve_tasks",
 ]
+
+
+def config_environment(config: ExperimentConfig, *, source: str = "config") -> Environment:
+    """The environment of ``config``: registered by name, or built from its factory or task
+    set (and registered under its name in this process).
+
+    Raises
+    ------
+    ConfigError
+        Unknown environment (lists the registered ones), or a factory / task set that cannot
+        be built (names the field: the module or attribute, the task file's line, ...).
+    """
+    from reliability_lab.envs import get_environment, list_environments
+    from reliability_lab.envs._sources import EnvironmentSourceError, ensure_environment
+
+    env_cfg = config.environment
+    try:
+        env_source = env_cfg.source(config.import_root)
+        if env_source:
+            return ensure_environment(env_cfg.name, env_source, config.import_root or "")
+        return get_environment(env_cfg.name)
+    except EnvironmentSourceError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    except KeyError:
+        known = ", ".join(list_environments())
+        raise ConfigError(
+            f"{source}: environment.name: unknown environment {env_cfg.name!r}; registered: "
+            f"{known} (or give a factory or a task file)"
+        ) from None
 
 
 def resolve_tasks(config: ExperimentConfig, *, source: str = "config") -> list[str]:
@@ -36,18 +68,10 @@ def resolve_tasks(config: ExperimentConfig, *, source: str = "config") -> list[s
     ConfigError
         Unknown environment (lists the registered ones) or unknown task ids.
     """
-    from reliability_lab.envs import get_environment, list_environments
-
     env_cfg = config.environment
-    try:
-        env = get_environment(env_cfg.name)
-    except KeyError:
-        known = ", ".join(list_environments())
-        raise ConfigError(
-            f"{source}: environment.name: unknown environment {env_cfg.name!r}; registered: {known}"
-        ) from None
+    env = config_environment(config, source=source)
     available = [t.task_id for t in env.tasks()]
-    if env_cfg.tasks == "all":
+    if env_cfg.tasks == "all" or env_cfg.task_file is not None:
         selected = available
     else:
         known_ids = set(available)
@@ -60,6 +84,15 @@ def resolve_tasks(config: ExperimentConfig, *, source: str = "config") -> list[s
                 )
         wanted = set(env_cfg.tasks)
         selected = [t for t in available if t in wanted]
+    if env_cfg.task_ids is not None:
+        missing = [t for t in env_cfg.task_ids if t not in set(available)]
+        if missing:
+            raise ConfigError(
+                f"{source}: environment.task_ids: unknown task {missing[0]!r} in environment "
+                f"{env_cfg.name!r}; valid ids: {', '.join(available[:10])}"
+                + (" ..." if len(available) > 10 else "")
+            )
+        selected = [t for t in selected if t in set(env_cfg.task_ids)]
     if env_cfg.limit is not None:
         selected = selected[: env_cfg.limit]
     if not selected:
@@ -81,7 +114,7 @@ def check_models(config: ExperimentConfig, *, source: str = "config") -> None:
     from reliability_lab.sim import PERSONAS
 
     for index, agent in enumerate(config.agents):
-        if is_simulated_model(agent.model):
+        if agent.model and is_simulated_model(agent.model):
             profile = agent.model.removeprefix(SIMULATED_PREFIX)
             if profile not in PERSONAS:
                 raise ConfigError(
@@ -89,6 +122,26 @@ def check_models(config: ExperimentConfig, *, source: str = "config") -> None:
                     f"(got {agent.model!r}); available: "
                     + ", ".join(f"sim/{name}" for name in sorted(PERSONAS))
                 )
+
+
+def check_agents(config: ExperimentConfig, *, source: str = "config") -> None:
+    """Import every agent's ``solve`` and check its ``ctx`` use (docs/your_agent.md).
+
+    Raises
+    ------
+    ConfigError
+        ``agents[i].agent:`` and the module or attribute that cannot be imported, or the
+        source file and line of a ``ctx`` misuse.
+    """
+    from reliability_lab.agents import AgentCheckError, check_agent
+
+    for index, agent in enumerate(config.agents):
+        if agent.agent is None:
+            continue
+        try:
+            check_agent(agent.agent, config.import_root or "")
+        except AgentCheckError as exc:
+            raise ConfigError(f"{source}: agents[{index}].agent: {exc}") from None
 
 
 def check_conditions(config: ExperimentConfig, *, source: str = "config") -> None:
@@ -100,10 +153,9 @@ def check_conditions(config: ExperimentConfig, *, source: str = "config") -> Non
         Names ``conditions[i].options`` and the problem (e.g. a fault ``tools`` entry that is
         not a tool of the environment).
     """
-    from reliability_lab.envs import get_environment
     from reliability_lab.perturbations import get_condition
 
-    env = get_environment(config.environment.name)
+    env = config_environment(config, source=source)
     for index, condition in enumerate(config.conditions):
         check = get_condition(condition.name).check_environment
         if check is None:
@@ -147,6 +199,10 @@ def make_spec(
             elicit_confidence=agent.elicit_confidence,
             pass_threshold=agent.pass_threshold,
             condition_options=dict(condition.options),
+            agent_entry=agent.agent or "",
+            options=dict(agent.options),
+            import_root=config.import_root or "",
+            environment_source=config.environment.source(config.import_root),
         )
     except ValueError as exc:
         raise ConfigError(f"{source}: agents[{index}]: {exc}") from None
@@ -164,6 +220,7 @@ def build_plan(
     the plan (``reliability_lab.runner.adaptive``).
     """
     check_models(config, source=source)
+    check_agents(config, source=source)
     check_conditions(config, source=source)
     task_ids = tasks if tasks is not None else resolve_tasks(config, source=source)
     return [

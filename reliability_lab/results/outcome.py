@@ -37,6 +37,26 @@ class ExperimentOutcome:
         """Whether every gate passed."""
         return self.summary.passed
 
+    def summary_text(self) -> str:
+        """The block ``reliability-lab run`` prints: resume counts, the summary, the folder."""
+        from reliability_lab.results.console import format_summary
+
+        lines = []
+        if self.n_previous or self.n_retried:
+            retried = (
+                f"retried {self.n_retried} infrastructure failure(s); " if self.n_retried else ""
+            )
+            lines.append(
+                f"Resumed: {self.n_previous} of {self.n_planned} runs were already done; "
+                f"{retried}executed {self.n_executed}."
+            )
+        lines.append(format_summary(self.summary))
+        lines.append(f"\nResults written to {self.output_dir}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary_text()
+
     @property
     def runs(self) -> pd.DataFrame:
         """The validated run table of every finished run (one row per run)."""

@@ -84,6 +84,24 @@ class HeaderRecord(BaseModel):
     """SHA-256 of the settings that change results (see ``result_affecting_settings``)."""
 
 
+def _shown_model(model: str, agent: str | None) -> str:
+    """What the ``model`` column shows: the model, and the user agent when there is one."""
+    if agent is None:
+        return model
+    return f"{agent} ({model})" if model else agent
+
+
+def _environment_source(config: ExperimentConfig) -> dict[str, Any]:
+    """A factory's or task set's settings (none for a registered environment, so the
+    fingerprints of earlier results directories are unchanged)."""
+    source = config.environment.source(None)
+    if not source:
+        return {}
+    if config.environment.task_file is not None:
+        source["tasks"] = config.environment.task_file  # as written: the folder may move
+    return {"environment_source": source}
+
+
 def result_affecting_settings(config: ExperimentConfig, tasks: list[str]) -> dict[str, Any]:
     """The settings that change what a run produces.
 
@@ -97,6 +115,7 @@ def result_affecting_settings(config: ExperimentConfig, tasks: list[str]) -> dic
         "seed": config.seed,
         "max_steps": config.max_steps,
         "environment": config.environment.name,
+        **_environment_source(config),
         "tasks": list(tasks),
         "seed_scheme": SEED_SCHEME,
         "conditions": {c.name: c.settings() for c in config.conditions},
@@ -107,6 +126,7 @@ def result_affecting_settings(config: ExperimentConfig, tasks: list[str]) -> dic
                 "elicit_confidence": a.elicit_confidence,
                 "pass_threshold": a.pass_threshold,
                 "max_steps": config.agent_max_steps(a),
+                **({"agent": a.agent, "options": redact(a.options)} if a.agent else {}),
             }
             for a in config.agents
         },
@@ -161,7 +181,7 @@ def make_header(
         version=__version__,
         profile=config.profile,
         seed=config.seed,
-        models={a.label: a.model for a in config.agents},
+        models={a.label: _shown_model(a.model, a.agent) for a in config.agents},
         simulated=any(is_simulated_model(a.model) for a in config.agents),
         tasks=list(tasks),
         config=redact(config.model_dump(mode="json")),

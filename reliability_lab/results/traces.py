@@ -131,9 +131,9 @@ def reconcile_traces(
 
 def make_scorer(config: ExperimentConfig, llm: LLMClient | None) -> SessionScorer:
     """The session scorer of ``config``'s experiment (``llm`` None: traces only)."""
-    from reliability_lab.envs import get_environment
+    from reliability_lab.experiment.plan import config_environment
 
-    env = get_environment(config.environment.name)
+    env = config_environment(config)  # registered, or built from a factory / task set
     settings = config.sessions
     return SessionScorer(
         judge_model=settings.judge_model,

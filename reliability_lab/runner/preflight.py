@@ -68,10 +68,14 @@ def _checks(
 ) -> Iterator[tuple[str, str, Mapping[str, Any], str]]:
     """``(field, model, params, who)`` of every model the (pending) runs will call."""
     for index, agent in enumerate(config.agents):
-        if agents is None or agent.label in agents:
+        if (agents is None or agent.label in agents) and agent.model:
             yield f"agents[{index}].model", agent.model, agent.params, f" (agent {agent.label!r})"
     if agents is not None and not agents:
         return
+    scorer = config.environment.scorer
+    if isinstance(scorer, Mapping) and scorer.get("kind") == "llm_judge":
+        params = scorer.get("params") or {}
+        yield "environment.scorer.model", str(scorer.get("model")), params, " (task judge)"
     sessions = config.sessions
     if sessions.enabled:
         yield "sessions.judge_model", sessions.judge_model, sessions.judge_params, ""

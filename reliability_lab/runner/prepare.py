@@ -51,9 +51,9 @@ async def prepare_conditions(
     reliability_lab.perturbations.ParaphraseError
         Generating paraphrases failed (an LLM call failed after its retries).
     """
-    from reliability_lab.envs import get_environment
+    from reliability_lab.experiment.plan import config_environment
 
-    env = get_environment(config.environment.name)
+    env = config_environment(config)
     selected = [env.task(t) for t in tasks]
     artifacts = condition_artifacts(config)
     prepared: dict[str, PreparedCondition] = {}

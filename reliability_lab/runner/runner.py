@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
@@ -21,6 +21,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from reliability_lab.experiment.config import ExperimentConfig, load_config, parse_config
 from reliability_lab.experiment.plan import build_plan, resolve_tasks
+from reliability_lab.experiment.selection import (
+    apply_filters,
+    check_importable_on_workers,
+    config_with_objects,
+)
 from reliability_lab.results.directory import ResultsDirectory
 from reliability_lab.results.lock import DirectoryLock
 from reliability_lab.results.outcome import ExperimentOutcome
@@ -246,7 +251,7 @@ async def _run_locked(
 
 
 def run_experiment(
-    config: ExperimentConfig | str | os.PathLike[str],
+    config: ExperimentConfig | Mapping[str, Any] | str | os.PathLike[str],
     *,
     output: str | os.PathLike[str] | None = None,
     runs: int | None = None,
@@ -257,13 +262,19 @@ def run_experiment(
     retry_infra: bool = True,
     preflight: bool = True,
     executor: Literal["asyncio", "ray"] | None = None,
+    tasks: str | Sequence[str] | None = None,
+    agents: str | Sequence[str] | None = None,
+    limit: int | None = None,
+    print_summary: bool = False,
 ) -> ExperimentOutcome:
     """Run (or resume) an experiment and write its results directory.
 
     Parameters
     ----------
-    config : ExperimentConfig or path
-        A validated config or the path of a YAML config file.
+    config : ExperimentConfig, mapping or path
+        A validated config, a config mapping, or the path of a YAML config file. A mapping
+        may hold Python objects: an agent's ``solve`` callable as ``agents[i].agent`` and an
+        ``Environment`` as ``environment`` (docs/your_agent.md, "From Python").
     output, runs, seed, max_concurrent : optional
         Override the config's ``output``, ``runs`` (K), ``seed`` and ``max_concurrent``.
     progress : bool
@@ -282,6 +293,13 @@ def run_experiment(
     executor : {"asyncio", "ray"}, optional
         Override the config's ``executor.kind`` (its other ``executor`` settings are kept for
         ``ray``); the results are the same either way (docs/distributed.md).
+    tasks, agents : str or sequence of str, optional
+        Only these task ids / agent labels (``"a,b"`` or a list), as the CLI's ``--tasks`` and
+        ``--agents``.
+    limit : int, optional
+        Only the first ``limit`` selected tasks (CLI ``--limit``).
+    print_summary : bool
+        Print the summary block the CLI prints (``str(outcome)`` returns it too).
 
     Returns
     -------
@@ -312,12 +330,9 @@ def run_experiment(
         "seed": seed,
         "max_concurrent": max_concurrent,
     }
-    if isinstance(config, ExperimentConfig):
-        source = "config"
-        cfg = parse_config(config.model_dump(), source=source, overrides=overrides)
-    else:
-        source = str(config)
-        cfg = load_config(config, overrides=overrides)
+    source, cfg = load_filtered(
+        config, overrides=overrides, tasks=tasks, agents=agents, limit=limit
+    )
     if cfg.inspect is not None:  # inspect's eval_set executes (docs/inspect.md)
         from reliability_lab.inspect._experiment import run_inspect_experiment
 
@@ -327,7 +342,9 @@ def run_experiment(
         cfg = parse_config(
             cfg.model_dump(), source=source, overrides={"executor": {**kept, "kind": executor}}
         )
-    return run_sync(
+    if cfg.executor.kind == "ray":
+        check_importable_on_workers(cfg, source)
+    outcome = run_sync(
         arun_experiment(
             cfg,
             source=source,
@@ -337,3 +354,38 @@ def run_experiment(
             preflight=preflight,
         )
     )
+    if print_summary:
+        print(outcome)
+    return outcome
+
+
+def load_filtered(
+    config: ExperimentConfig | Mapping[str, Any] | str | os.PathLike[str],
+    *,
+    overrides: Mapping[str, Any] | None = None,
+    tasks: str | Sequence[str] | None = None,
+    agents: str | Sequence[str] | None = None,
+    limit: int | None = None,
+) -> tuple[str, ExperimentConfig]:
+    """``(source, config)``: a config object, mapping or YAML path validated with top-level
+    ``overrides`` and the ``tasks`` / ``agents`` / ``limit`` filters applied.
+
+    Raises
+    ------
+    ConfigError
+        Invalid config, an unknown agent label in ``agents``.
+    """
+    if isinstance(config, ExperimentConfig | Mapping):
+        source = "config"
+        data = config.model_dump() if isinstance(config, ExperimentConfig) else config
+        data = config_with_objects(data)
+        filtered = apply_filters(data, tasks=tasks, agents=agents, limit=limit, source=source)
+        return source, parse_config(filtered, source=source, overrides=overrides)
+    source = str(config)
+    cfg = load_config(config, overrides=overrides)
+    if tasks is None and agents is None and limit is None:
+        return source, cfg
+    filtered = apply_filters(
+        cfg.model_dump(), tasks=tasks, agents=agents, limit=limit, source=source
+    )
+    return source, parse_config(filtered, source=source)

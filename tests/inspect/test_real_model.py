@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from reliability_lab.experiment import load_config, parse_config, run_experiment
+from reliability_lab import run_experiment
+from reliability_lab.experiment import load_config, parse_config
 
 EXAMPLE = Path(__file__).parents[2] / "experiments" / "inspect_example.yaml"
 
