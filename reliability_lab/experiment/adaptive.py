@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from reliability_lab.errors import ConfigError
+from reliability_lab.experiment.limits import Float, Int
 from reliability_lab.runs import BASELINE, RunKey
 
 if TYPE_CHECKING:
@@ -59,14 +60,14 @@ class AdaptiveSettings(BaseModel):
 
     metric: str = "C_out"
     """Target metric: a mean over tasks (C_out, C_traj_d, C_traj_s, C_conf, C_res) or R_Con."""
-    halfwidth: float = Field(gt=0)
+    halfwidth: Float = Field(gt=0)
     """Target half-width of the metric's report interval (``report`` settings)."""
-    max_runs: int = Field(ge=2)
+    max_runs: Int = Field(ge=2)
     """Most baseline runs of any task (the initial K included)."""
-    budget: int | None = Field(default=None, ge=1)
+    budget: Int | None = Field(default=None, ge=1)
     """Most baseline runs per agent in total, the initial ones included; default
     ``max_runs`` × tasks."""
-    batch: int | None = Field(default=None, ge=1)
+    batch: Int | None = Field(default=None, ge=1)
     """Runs added per agent and round; default a fifth of the tasks (at least 1)."""
 
     @field_validator("metric")

@@ -12,12 +12,11 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -31,6 +30,7 @@ from reliability_lab.errors import ConfigError
 from reliability_lab.experiment._yaml import Path_, field_path, line_of, load_yaml
 from reliability_lab.experiment.adaptive import AdaptiveSettings, check_adaptive
 from reliability_lab.experiment.gates import GateConfig
+from reliability_lab.experiment.limits import Float, Int, LimitsSettings, find_non_finite
 from reliability_lab.perturbations import get_condition
 from reliability_lab.runs import is_simulated_model
 from reliability_lab.sessions.metrics import SESSION_METRICS
@@ -38,6 +38,7 @@ from reliability_lab.sessions.scoring import HASHING_EMBEDDER
 
 __all__ = [
     "CONFIG_VERSION",
+    "MAX_CONFIG_BYTES",
     "AdaptiveSettings",
     "AgentConfig",
     "ConditionConfig",
@@ -54,27 +55,12 @@ __all__ = [
 ]
 
 CONFIG_VERSION = 1
+#: Largest config file read (a config is a page of YAML; this refuses a wrong file quickly).
+MAX_CONFIG_BYTES = 1_000_000
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-def _refuse_bool(kind: str) -> Any:
-    """A before-validator: ``true``/``false`` are not numbers (pydantic would read 1/0)."""
-
-    def check(value: Any) -> Any:
-        if isinstance(value, bool):
-            raise ValueError(f"expected {kind}, not a boolean")
-        return value
-
-    return BeforeValidator(check)
-
-
-#: An integer setting; a YAML boolean is an error, not 1 or 0.
-Int = Annotated[int, _refuse_bool("an integer")]
-#: A real-number setting; a YAML boolean is an error, not 1.0 or 0.0.
-Float = Annotated[float, _refuse_bool("a number")]
 
 
 def _reject_secrets(value: Any) -> None:
@@ -102,14 +88,14 @@ class AgentConfig(_Model):
     """Ask the model for its confidence (0–100) after each run."""
     pass_threshold: Float = Field(default=1.0, ge=0.0, le=1.0)
     """A run succeeds when its score is at least this value."""
-    max_steps: Int | None = Field(default=None, ge=1)
+    max_steps: Int | None = Field(default=None, ge=1, le=100_000)
     """Per-agent override of the experiment's ``max_steps``."""
     description: str = ""
     """Free text shown in reports."""
 
-    @field_validator("params")
+    @field_validator("params", "model")
     @classmethod
-    def _no_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
+    def _no_secrets(cls, value: Any) -> Any:
         _reject_secrets(value)
         return value
 
@@ -158,7 +144,7 @@ class ConditionConfig(_Model):
     """Variant names; ``None`` uses the condition's defaults."""
     options: dict[str, Any] = Field(default_factory=dict)
     """Options of the condition (fault mix, paraphraser, ...), validated by its options model."""
-    runs: int | None = Field(default=None, ge=1)
+    runs: Int | None = Field(default=None, ge=1)
     """Repetitions of this condition (at most the experiment's ``runs``); run index r shares
     its seed with baseline run r. None = the experiment's ``runs``."""
 
@@ -193,15 +179,15 @@ class ConditionConfig(_Model):
 class LLMSettings(_Model):
     """Retry, backoff and timeout settings of the shared LLM client."""
 
-    max_retries: Int = Field(default=4, ge=0)
+    max_retries: Int = Field(default=4, ge=0, le=100)
     """Retries after a rate limit, timeout, connection error or 5xx."""
-    backoff_base_s: Float = Field(default=0.5, gt=0)
+    backoff_base_s: Float = Field(default=0.5, gt=0, le=3600)
     """First backoff delay in seconds (doubles per retry, with jitter)."""
-    backoff_max_s: Float = Field(default=8.0, gt=0)
+    backoff_max_s: Float = Field(default=8.0, gt=0, le=3600)
     """Upper bound of a backoff delay."""
-    timeout_s: Float = Field(default=60.0, gt=0)
-    """Per-call timeout in seconds."""
-    max_calls_per_minute: Int | None = Field(default=None, ge=1)
+    timeout_s: Float = Field(default=60.0, gt=0, le=86_400)
+    """Per-call timeout in seconds (at most a day)."""
+    max_calls_per_minute: Int | None = Field(default=None, ge=1, le=1_000_000)
     """Provider rate limit: model calls started per minute by the whole experiment (every Ray
     worker together under ``executor: {kind: ray}``); None = no limit beyond
     ``max_concurrent``. Cached responses do not count."""
@@ -230,9 +216,9 @@ class ExecutorSettings(_Model):
     (the cluster this machine belongs to, started with ``ray start``), ``HOST:PORT`` (a
     cluster's GCS address) or ``ray://HOST:PORT`` (Ray Client). A Ray already initialised in
     this process is used as it is."""
-    num_cpus: Int | None = Field(default=None, ge=1)
+    num_cpus: Int | None = Field(default=None, ge=1, le=100_000)
     """Ray with ``address: local`` only: CPUs of the local instance (default: all)."""
-    max_in_flight: Int | None = Field(default=None, ge=1)
+    max_in_flight: Int | None = Field(default=None, ge=1, le=100_000)
     """Ray only: runs submitted and not yet recorded, cluster-wide (default ``max_concurrent``)."""
 
     @field_validator("address", "num_cpus", "max_in_flight")
@@ -269,7 +255,8 @@ class ReportSettings(_Model):
     """Settings of the reliability report in ``summary.json`` and on the console."""
 
     n_boot: Int = Field(default=1000, ge=1)
-    """Bootstrap resamples (over tasks) for the confidence intervals."""
+    """Bootstrap resamples (over tasks) for the confidence intervals (at most
+    ``limits.max_n_boot``)."""
     confidence_level: Float = Field(default=0.95, gt=0, lt=1)
     """Coverage of the confidence intervals."""
     bootstrap: Literal["tasks", "two-level"] = "tasks"
@@ -287,13 +274,13 @@ class SessionSettings(_Model):
     """Extra completion parameters for the judge (temperature, api_base, ...); never a key."""
     embedder: str = Field(default=HASHING_EMBEDDER, min_length=1)
     """``hashing`` (offline lexical embedder, no download) or a litellm embedding model."""
-    signal_weights: dict[str, float] | None = None
+    signal_weights: dict[str, Float] | None = None
     """Overrides of the default signal weights (confidence, loop_detection, tool_correctness,
     coherence)."""
 
-    @field_validator("judge_params")
+    @field_validator("judge_params", "judge_model", "embedder")
     @classmethod
-    def _no_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
+    def _no_secrets(cls, value: Any) -> Any:
         _reject_secrets(value)
         return value
 
@@ -330,15 +317,15 @@ class SafetySettings(_Model):
     """litellm model string of the judge; ``sim/judge`` is the offline simulated judge."""
     judge_params: dict[str, Any] = Field(default_factory=dict)
     """Extra completion parameters for the judge (temperature, api_base, ...); never a key."""
-    max_invalid_retries: Int = Field(default=2, ge=0)
+    max_invalid_retries: Int = Field(default=2, ge=0, le=100)
     """Re-asks after a reply that does not match the judge's schema, before the judge fails."""
     conditions: list[str] = Field(default_factory=lambda: ["baseline"], min_length=1)
     """Conditions whose runs the judge audits; default the baseline runs, the ones safety is
     scored on (judging perturbed runs costs calls that no safety metric uses)."""
 
-    @field_validator("judge_params")
+    @field_validator("judge_params", "judge_model")
     @classmethod
-    def _no_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
+    def _no_secrets(cls, value: Any) -> Any:
         _reject_secrets(value)
         return value
 
@@ -365,9 +352,9 @@ class ExperimentConfig(_Model):
     """Master seed; every run's seed is derived from it and stored with the run."""
     runs: Int = Field(default=5, ge=1)
     """K, the repetitions of every (agent, task, condition, variant)."""
-    max_concurrent: Int = Field(default=8, ge=1)
+    max_concurrent: Int = Field(default=8, ge=1, le=100_000)
     """Runs executing at the same time."""
-    max_steps: Int = Field(default=15, ge=1)
+    max_steps: Int = Field(default=15, ge=1, le=100_000)
     """Agent steps (LLM calls in the tool loop) before a run is stopped as failed."""
     cache: bool = True
     """Cache LLM responses in ``<output>/cache`` so a rerun is free and identical."""
@@ -399,6 +386,9 @@ class ExperimentConfig(_Model):
     metric's interval is narrow enough (``reliability_lab.experiment.adaptive``)."""
     executor: ExecutorSettings = Field(default_factory=ExecutorSettings)
     """Where the runs execute: this process (``asyncio``) or a Ray cluster (``ray``)."""
+    limits: LimitsSettings = Field(default_factory=LimitsSettings)
+    """Ceilings that protect the machine: planned runs and bootstrap resamples
+    (``reliability_lab.experiment.limits``)."""
 
     @field_validator("profile")
     @classmethod
@@ -422,6 +412,7 @@ class ExperimentConfig(_Model):
         if not self.conditions:
             raise ValueError("conditions: at least one condition is required")
         check_adaptive(self)
+        self._check_limits()
         unknown = sorted(set(self.safety.conditions) - set(names))
         if self.safety.judge and unknown:
             raise ValueError(
@@ -439,6 +430,22 @@ class ExperimentConfig(_Model):
                     "sessions.enabled is false"
                 )
         return self
+
+    def _check_limits(self) -> None:
+        limits = self.limits
+        if self.report.n_boot > limits.max_n_boot:
+            raise ValueError(
+                f"report.n_boot: {self.report.n_boot} bootstrap resamples exceed the ceiling "
+                f"limits.max_n_boot = {limits.max_n_boot} (it protects the machine; raise it "
+                "in a limits: block if this many are meant)"
+            )
+        most = max(self.runs, self.adaptive.max_runs if self.adaptive else 0)
+        if most > limits.max_runs:
+            raise ValueError(
+                f"runs: {most} repetitions exceed the ceiling limits.max_runs = "
+                f"{limits.max_runs} planned runs (it protects the machine; raise it in a "
+                "limits: block if this many are meant)"
+            )
 
     def output_dir(self) -> Path:
         """The output directory (``output`` or ``results/<name>``)."""
@@ -479,6 +486,19 @@ def format_validation_error(
     return "\n".join(text for _, text in sorted(out, key=lambda item: item[0]))
 
 
+def _refuse_non_finite(data: Mapping[str, Any], source: str, lines: Mapping[Path_, int]) -> None:
+    """Every number of a config is finite: ``.inf`` / ``.nan`` anywhere is an error."""
+    found = find_non_finite(data)
+    if found is not None:
+        loc, value = found
+        line = line_of(lines, loc)
+        where = f"line {line}: " if line is not None else ""
+        raise ConfigError(
+            f"{source}: {where}{field_path(loc)}: expected a finite number, got {value!r} "
+            "(every number in a config is finite)"
+        )
+
+
 def parse_config(
     data: Any,
     *,
@@ -501,6 +521,7 @@ def parse_config(
         )
     merged = dict(data)
     given = dict(lines or {})
+    _refuse_non_finite(merged, source, given)
     for key, value in (overrides or {}).items():
         if value is not None:
             merged[key] = value
@@ -532,6 +553,10 @@ def load_config(
     """
     source = str(path)
     try:
+        if Path(path).stat().st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(
+                f"{source}: larger than {MAX_CONFIG_BYTES} bytes; not an experiment config"
+            )
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{source}: file not found") from None
