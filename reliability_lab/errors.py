@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "RunTableError", "UndefinedMetricWarning"]
+__all__ = [
+    "ConfigError",
+    "ExperimentError",
+    "ResultsWriteError",
+    "RunTableError",
+    "UndefinedMetricWarning",
+]
 
 
 class UndefinedMetricWarning(UserWarning):
@@ -24,3 +30,16 @@ class RunTableError(ValueError):
 
 class ConfigError(ValueError):
     """An experiment configuration file is invalid; the message names file and field."""
+
+
+class ExperimentError(RuntimeError):
+    """An experiment could not finish: runs raised unexpected exceptions (harness bugs; they
+    were not recorded), or a result could not be written (:class:`ResultsWriteError`)."""
+
+
+class ResultsWriteError(ExperimentError):
+    """Writing a results file failed (disk full, no permission, an immutable file).
+
+    The message names the file and the reason, says how many runs are safely recorded and
+    that running the same command again resumes (docs/results.md, "What can go wrong").
+    """

@@ -20,7 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from reliability_lab.errors import ConfigError
+from reliability_lab.errors import ConfigError, ExperimentError
 from reliability_lab.experiment.adaptive import adaptive_keys, run_adaptive
 from reliability_lab.experiment.audit import AuditMove, move_to_audit
 from reliability_lab.experiment.config import ExperimentConfig, load_config, parse_config
@@ -38,7 +38,7 @@ from reliability_lab.experiment.plan import build_plan, resolve_tasks
 from reliability_lab.experiment.preflight import check_preflight
 from reliability_lab.experiment.prepare import attach_prepared, prepare_conditions
 from reliability_lab.experiment.progress import progress_bar
-from reliability_lab.experiment.results import records_to_run_table
+from reliability_lab.experiment.results import check_outcomes, records_to_run_table
 from reliability_lab.experiment.store import (
     HEADER_FILE,
     RESULTS_FILE,
@@ -65,10 +65,6 @@ if TYPE_CHECKING:
 from reliability_lab._sync import run_sync
 
 __all__ = ["ExperimentError", "ExperimentOutcome", "arun_experiment", "run_experiment"]
-
-
-class ExperimentError(RuntimeError):
-    """Runs raised unexpected exceptions (harness bugs); they were not recorded."""
 
 
 @dataclass(frozen=True)
@@ -159,7 +155,10 @@ def _read_directory(
                 f"plan (K={config.runs}); use the original number of runs or another output "
                 "directory"
             )
-    records_to_run_table([e.record for e in entries], source=str(results_path))
+    records = [e.record for e in entries]
+    thresholds = {a.label: a.pass_threshold for a in config.agents}
+    check_outcomes(records, thresholds, source=str(results_path))
+    records_to_run_table(records, source=str(results_path))
     retry = [e for e in entries if _is_infrastructure(e.record)] if retry_infra else []
     return _Existing(previous, entries, retry)
 

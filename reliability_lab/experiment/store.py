@@ -24,7 +24,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from reliability_lab._secrets import redact
 from reliability_lab.errors import ConfigError, RunTableError
 from reliability_lab.experiment._jsonio import dumps, write_json_atomic
+from reliability_lab.experiment._yaml import field_path
 from reliability_lab.experiment.config import ExperimentConfig
+from reliability_lab.experiment.limits import find_non_finite
 from reliability_lab.experiment.seeds import SEED_SCHEME
 from reliability_lab.runs import BASELINE, RunKey, is_simulated_model
 
@@ -276,6 +278,12 @@ def read_result_entries(path: Path, *, repair: bool = False) -> list[ResultLine]
             raise RunTableError(
                 f"{path}: line {number}: not a valid result record ({exc})"
             ) from None
+        bad = find_non_finite(obj)
+        if bad is not None:
+            raise RunTableError(
+                f"{path}: line {number}: field {field_path(bad[0])!r}: {bad[1]!r} is not a JSON "
+                "number (results store a missing number as null)"
+            )
         if is_last:  # complete JSON but the newline never made it to disk
             if repair:
                 with path.open("ab") as fh:

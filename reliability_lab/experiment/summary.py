@@ -33,15 +33,11 @@ from reliability_lab.experiment.config import ExperimentConfig, SessionSettings
 from reliability_lab.experiment.coverage import gates_per_agent, plan_coverage
 from reliability_lab.experiment.diagnostics import confidence_errors, infra_errors, r_dimensions
 from reliability_lab.experiment.gates import SCORE_METRICS, GateConfig, GateResult, evaluate_gates
-from reliability_lab.experiment.imported import (
-    IMPORT_KEY,
-    ImportConfig,
-    import_header,
-    write_import,
-)
+from reliability_lab.experiment.header_config import config_from_header
+from reliability_lab.experiment.imported import ImportConfig, import_header, write_import
 from reliability_lab.experiment.plan import header_plan
 from reliability_lab.experiment.prepare import condition_artifacts
-from reliability_lab.experiment.results import records_to_run_table
+from reliability_lab.experiment.results import check_outcomes, records_to_run_table
 from reliability_lab.experiment.robustness import robustness_summary
 from reliability_lab.experiment.safety_summary import safety_summary
 from reliability_lab.experiment.store import (
@@ -351,14 +347,18 @@ def _write_run_dirs(
         )
 
 
-def summarize_directory(directory: str | Path) -> ExperimentSummary:
-    """Recompute and write ``summary.json``, ``run_k/`` and ``aggregate_stats.json``.
+def summarize_directory(directory: str | Path, *, write: bool = True) -> ExperimentSummary:
+    """The summary of a results directory; with ``write``, its summary files rewritten.
 
     Parameters
     ----------
     directory : path-like
         A results directory with ``header.json`` and ``results.jsonl`` (written by an
         experiment, or by ``reliability-lab report LOGS --output DIR`` from imported logs).
+    write : bool
+        Rewrite ``summary.json``, ``run_k/`` and ``aggregate_stats.json`` (what ``run`` and
+        ``report DIR --write-summary`` do); False only reads, so a read-only or shared
+        directory can be reported.
 
     Returns
     -------
@@ -367,23 +367,26 @@ def summarize_directory(directory: str | Path) -> ExperimentSummary:
     Raises
     ------
     RunTableError
-        Missing/invalid header or results.
+        Missing/invalid header or results, or a record whose ``success`` contradicts its
+        score (:func:`~reliability_lab.experiment.results.check_outcomes`).
     """
     out = Path(directory)
     header = read_header(out)
-    config: ExperimentConfig | ImportConfig
-    if IMPORT_KEY in header.config:
-        config = ImportConfig.model_validate(header.config)
-    else:
-        config = ExperimentConfig.model_validate(header.config)
+    config, notes = config_from_header(header.config, source=out / "header.json")
+    for note in notes:
+        warnings.warn(f"{out / 'header.json'}: {note}", stacklevel=2)
     records = read_result_lines(out / RESULTS_FILE, repair=False)
     keys = check_run_keys(records, out / RESULTS_FILE)
+    if isinstance(config, ExperimentConfig):
+        thresholds = {a.label: a.pass_threshold for a in config.agents}
+        check_outcomes(records, thresholds, source=str(out / RESULTS_FILE))
     plan = header_plan(header, out)
     coverage = plan_coverage(keys, plan, header, out / RESULTS_FILE) if plan is not None else None
     runs = records_to_run_table(records, source=str(out / RESULTS_FILE))
     if runs.empty:
         raise RunTableError(f"{out / RESULTS_FILE}: no finished runs yet; nothing to summarise")
-    return _summarize(runs, header, config, out, records, coverage)
+    summary = _summarize(runs, header, config, out, records, coverage, write=write, notes=notes)
+    return summary
 
 
 def summarize_imported(
@@ -435,8 +438,13 @@ def _summarize(
     out: Path,
     records: list[dict[str, Any]] | None,
     coverage: dict[str, Any] | None = None,
+    *,
+    write: bool = True,
+    notes: list[str] | None = None,
 ) -> ExperimentSummary:
-    """Compute the summary; write its files into ``out`` unless ``records`` is None.
+    """Compute the summary; write its files into ``out`` when ``write`` and ``records``.
+
+    ``notes`` say which settings of the header were replaced by defaults (:mod:`.header_config`).
 
     ``coverage`` is the check against the header's plan (:mod:`.coverage`); with it every gate
     is checked for every planned agent, recorded or not.
@@ -482,8 +490,9 @@ def _summarize(
         **({"adaptive": adaptive} if (adaptive := adaptive_summary(out, runs)) else {}),
         "gates": [g.to_dict() for g in gate_results],
         "gates_passed": all(g.passed for g in gate_results),
+        **({"header_notes": notes} if notes else {}),
     }
-    if records is not None:
+    if records is not None and write:
         per_run = _run_index_metrics(runs, list(config.gates), header.models)
         _write_run_dirs(out, header, records, per_run)
         stats = _aggregate_stats(per_run, list(config.gates))
