@@ -20,8 +20,12 @@ import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from types import FrameType
+from typing import TYPE_CHECKING
 
-from reliability_lab.errors import ConfigError, ExperimentError, RunTableError
+from reliability_lab.errors import ConfigError, ExecutorLostError, ExperimentError, RunTableError
+
+if TYPE_CHECKING:
+    from reliability_lab.experiment.runner import ExperimentOutcome
 
 __all__ = ["main"]
 
@@ -112,11 +116,10 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _cmd_run(args: argparse.Namespace) -> int:
-    from reliability_lab.experiment.console import format_summary, verdict
+def _run(args: argparse.Namespace) -> ExperimentOutcome:
     from reliability_lab.experiment.runner import run_experiment
 
-    outcome = run_experiment(
+    return run_experiment(
         args.config,
         output=args.output,
         runs=args.runs,
@@ -127,6 +130,38 @@ def _cmd_run(args: argparse.Namespace) -> int:
         preflight=not args.skip_preflight,
         executor=args.executor,
     )
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Send the process's file descriptor 1 to stderr for the block (restored after).
+
+    What a run prints goes to stderr (progress, warnings); Ray's processes, started inside the
+    block, inherit the redirected descriptor, so their log lines never mix with the summary
+    printed on stdout afterwards.
+    """
+    try:
+        fd = sys.stdout.fileno()
+        sys.stdout.flush()
+        saved = os.dup(fd)
+    except (OSError, ValueError, AttributeError):  # stdout is not a real file (a test)
+        yield
+        return
+    try:
+        os.dup2(sys.stderr.fileno(), fd)
+        yield
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+        os.dup2(saved, fd)
+        os.close(saved)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from reliability_lab.experiment.console import format_summary, verdict
+
+    with _stdout_to_stderr():  # stdout carries the summary alone (Ray's own lines go to stderr)
+        outcome = _run(args)
     if args.quiet:
         print(verdict(outcome.summary))
     else:
@@ -455,6 +490,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _quiet_broken_pipe()
         return EXIT_BROKEN_PIPE
+    except ExecutorLostError as exc:  # the run was interrupted from outside, not bad input
+        print(f"reliability-lab: interrupted: {exc}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except (ConfigError, RunTableError, ExperimentError) as exc:
         print(f"reliability-lab: error: {exc}", file=sys.stderr)
         return EXIT_INPUT_ERROR

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 __all__ = [
     "ConfigError",
+    "ExecutorLostError",
     "ExperimentError",
     "ResultsWriteError",
     "RunTableError",
@@ -42,4 +43,13 @@ class ResultsWriteError(ExperimentError):
 
     The message names the file and the reason, says how many runs are safely recorded and
     that running the same command again resumes (docs/results.md, "What can go wrong").
+    """
+
+
+class ExecutorLostError(ExperimentError):
+    """The executor's cluster went away mid-experiment (the local Ray node died, its
+    dashboard agent was killed, the cluster became unreachable).
+
+    The command line reports it in one line and exits with the status of an interrupted run
+    (130): every finished run is recorded, and running the same command again resumes.
     """

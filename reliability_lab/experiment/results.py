@@ -221,7 +221,8 @@ def load_report(directory: str | os.PathLike[str]) -> pd.DataFrame:
     path = Path(directory) / SUMMARY_FILE
     if not path.exists():
         raise RunTableError(
-            f"{path}: file not found; run `reliability-lab report {Path(directory)} --write-summary` to write it"
+            f"{path}: file not found; run `reliability-lab report {Path(directory)} "
+            "--write-summary` to write it"
         )
     try:
         content = json.loads(path.read_text(encoding="utf-8"))

@@ -54,6 +54,7 @@ from reliability_lab.experiment.store import (
 )
 from reliability_lab.experiment.summary import ExperimentSummary, summarize_directory
 from reliability_lab.experiment.traces import TRACES_FILE, reconcile_traces
+from reliability_lab.experiment.write_failure import write_failure
 from reliability_lab.runs import INFRASTRUCTURE_PREFIX, RunKey, run_key, session_id
 
 if TYPE_CHECKING:
@@ -272,7 +273,13 @@ async def arun_experiment(
                 agents={s.agent for s in pending},
                 conditions={s.condition for s in pending},
             )
-        return await _run_locked(config, tasks, plan, existing, pending, execute, progress)
+        try:
+            return await _run_locked(config, tasks, plan, existing, pending, execute, progress)
+        except OSError as exc:  # disk full, an immutable file: say which and what is safe
+            failure = write_failure(exc, config.output_dir())
+            if failure is None:
+                raise
+            raise failure from exc
 
 
 async def _execute_locked(
@@ -363,6 +370,9 @@ async def _run_locked(
         )
     if failures:
         key, exc = failures[0]
+        failure = write_failure(exc, out) if isinstance(exc, OSError) else None
+        if failure is not None:
+            raise failure from exc
         raise ExperimentError(
             f"{len(failures)} run(s) raised an unexpected exception and were not recorded "
             f"(first: run {key}: {type(exc).__name__}: {exc}). Finished runs are saved in "
@@ -433,6 +443,9 @@ def run_experiment(
         A damaged or duplicate record in ``results.jsonl`` (nothing is executed).
     ExperimentError
         Some runs raised unexpected exceptions (they are not recorded; rerun to retry).
+    ResultsWriteError
+        A results file could not be written (disk full, an immutable file): the message names
+        it and the runs safely recorded; rerun to resume.
 
     Notes
     -----

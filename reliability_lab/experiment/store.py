@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from reliability_lab._files import append_durably, naming, open_append, write_text_atomic
 from reliability_lab._secrets import redact
 from reliability_lab.errors import ConfigError, RunTableError
 from reliability_lab.experiment._jsonio import dumps, write_json_atomic
@@ -28,6 +29,7 @@ from reliability_lab.experiment._yaml import field_path
 from reliability_lab.experiment.config import ExperimentConfig
 from reliability_lab.experiment.limits import find_non_finite
 from reliability_lab.experiment.seeds import SEED_SCHEME
+from reliability_lab.io.formats import RESULTS_MARKER
 from reliability_lab.runs import BASELINE, RunKey, is_simulated_model
 
 __all__ = [
@@ -172,8 +174,19 @@ def make_header(
 
 
 def write_header(directory: Path, header: HeaderRecord) -> None:
-    """Write ``header.json`` atomically."""
+    """Write the marker file (:data:`~reliability_lab.io.formats.RESULTS_MARKER`) once, then
+    ``header.json``, both atomically."""
+    marker = directory / RESULTS_MARKER
+    if not marker.exists():
+        write_json_atomic(marker, _MARKER_CONTENT)
     write_json_atomic(directory / HEADER_FILE, header.model_dump(mode="json"))
+
+
+_MARKER_CONTENT = {
+    "written_by": "reliability_lab",
+    "what": "a reliability_lab results directory: header.json, results.jsonl, summary.json",
+    "documentation": "docs/results.md",
+}
 
 
 def read_header(directory: str | os.PathLike[str]) -> HeaderRecord:
@@ -189,12 +202,19 @@ def read_header(directory: str | os.PathLike[str]) -> HeaderRecord:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise RunTableError(f"{path}: file not found (not a results directory?)") from None
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise RunTableError(f"{path}: cannot read header: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise RunTableError(
+            f"{path}: the header of this results directory is damaged (not valid JSON: {exc}); "
+            "restore it from a copy, or run the experiment into a new directory"
+        ) from None
     try:
         return HeaderRecord.model_validate(data)
     except Exception as exc:  # pydantic.ValidationError
-        raise RunTableError(f"{path}: invalid header: {exc}") from None
+        raise RunTableError(
+            f"{path}: the header of this results directory is damaged: {exc}"
+        ) from None
 
 
 def _diff(old: Any, new: Any, path: str, out: list[str]) -> None:
@@ -320,12 +340,8 @@ def replace_lines(path: Path, lines: Sequence[bytes]) -> None:
     A temporary file in the same directory is written and fsynced, renamed over ``path``, and
     the directory is fsynced: a crash leaves either the old or the new file, never a mix.
     """
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("wb") as fh:
-        fh.write(b"".join(line + b"\n" for line in lines))
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
+    text = b"".join(line + b"\n" for line in lines).decode("utf-8")
+    write_text_atomic(path, text)
     fsync_directory(path.parent)
 
 
@@ -430,8 +446,9 @@ class ResultsWriter:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        with naming(path):
+            path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd = open_append(path)
         # appends may come from worker threads; close() waits for an append in progress
         self._lock = threading.Lock()
 
@@ -456,10 +473,7 @@ class ResultsWriter:
         with self._lock:
             if self._fd < 0:
                 raise ValueError(f"{self.path}: writer is closed")
-            written = 0
-            while written < len(line):
-                written += os.write(self._fd, line[written:])
-            os.fsync(self._fd)
+            append_durably(self._fd, line, self.path)
 
     def close(self) -> None:
         """Close the file once no append is in progress."""

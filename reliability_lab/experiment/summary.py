@@ -24,6 +24,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from reliability_lab._files import write_text_atomic
 from reliability_lab._secrets import redact
 from reliability_lab.errors import RunTableError, UndefinedMetricWarning
 from reliability_lab.experiment._jsonio import dumps, write_json_atomic
@@ -338,9 +339,7 @@ def _write_run_dirs(
         run_header["run_index"] = k
         write_json_atomic(run_dir / "header.json", run_header)
         lines = [dumps(r) for r in by_run.get(k - 1, [])]
-        tmp = run_dir / f".{RESULTS_FILE}.tmp"
-        tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-        tmp.replace(run_dir / RESULTS_FILE)
+        write_text_atomic(run_dir / RESULTS_FILE, "".join(line + "\n" for line in lines))
         write_json_atomic(
             run_dir / "summary.json",
             {"schema_version": SUMMARY_SCHEMA_VERSION, "suite": header.suite_name, **entry},
