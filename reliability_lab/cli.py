@@ -134,26 +134,26 @@ def _run(args: argparse.Namespace) -> ExperimentOutcome:
 
 @contextlib.contextmanager
 def _stdout_to_stderr() -> Iterator[None]:
-    """Send the process's file descriptor 1 to stderr for the block (restored after).
+    """Send the process's file descriptor 1 (stdout) to descriptor 2 for the block.
 
     What a run prints goes to stderr (progress, warnings); Ray's processes, started inside the
     block, inherit the redirected descriptor, so their log lines never mix with the summary
-    printed on stdout afterwards.
+    printed on stdout afterwards (restored when the block ends).
     """
-    try:
-        fd = sys.stdout.fileno()
+    with contextlib.suppress(OSError, ValueError):
         sys.stdout.flush()
-        saved = os.dup(fd)
-    except (OSError, ValueError, AttributeError):  # stdout is not a real file (a test)
+    try:
+        saved = os.dup(1)
+    except OSError:  # no stdout at all
         yield
         return
     try:
-        os.dup2(sys.stderr.fileno(), fd)
+        os.dup2(2, 1)
         yield
     finally:
         with contextlib.suppress(OSError, ValueError):
             sys.stdout.flush()
-        os.dup2(saved, fd)
+        os.dup2(saved, 1)
         os.close(saved)
 
 
