@@ -69,7 +69,10 @@ def test_report_only_reads_and_write_summary_rewrites(
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda r: r.replace('"score": 1.0', '"score": NaN', 1), "field 'score': nan is not a JSON"),
+        (
+            lambda r: r.replace('"score": 1.0', '"score": NaN', 1),
+            "field 'score': nan is not a JSON",
+        ),
         (
             lambda r: r.replace('"success": true', '"success": false', 1),
             "field 'success': false, but score",
@@ -206,9 +209,7 @@ def test_every_file_follows_one_permission_rule(
     finally:
         os.umask(old)
     modes = {
-        str(p.relative_to(out)): p.stat().st_mode & 0o777
-        for p in out.rglob("*")
-        if p.is_file()
+        str(p.relative_to(out)): p.stat().st_mode & 0o777 for p in out.rglob("*") if p.is_file()
     }
     expected = 0o666 & ~umask
     assert {"header.json", "results.jsonl", "summary.json", RESULTS_MARKER} <= set(modes)

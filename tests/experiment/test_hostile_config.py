@@ -58,7 +58,8 @@ def test_non_finite_numbers_are_refused_with_their_line(
 def test_a_non_finite_number_in_free_params_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = "name: x\nagents:\n  - label: a\n    model: sim/calibrated\n    params: {temperature: .nan}\n"
+    text = "name: x\nagents:\n  - label: a\n    model: sim/calibrated\n"
+    text += "    params: {temperature: .nan}\n"
     status, err = _validate(tmp_path, text, capsys)
     assert status == 2 and "line 5: agents[0].params.temperature: expected a finite" in err, err
 
@@ -114,7 +115,10 @@ def test_plan_size_is_counted_not_built() -> None:
         {
             **TINY,
             "runs": 4,
-            "conditions": ["baseline", {"name": "fault", "variants": ["p=0.1", "p=0.2"], "runs": 2}],
+            "conditions": [
+                "baseline",
+                {"name": "fault", "variants": ["p=0.1", "p=0.2"], "runs": 2},
+            ],
         }
     )
     # 2 agents × 3 tasks × (baseline 4 runs + 2 fault variants × 2 runs)
@@ -130,7 +134,9 @@ def test_runs_beyond_the_ceiling_are_refused_and_the_ceiling_can_be_raised(
     many = BASE + f"runs: {MAX_PLANNED_RUNS // 2}\n"
     status, err = _validate(tmp_path, many, capsys)
     assert status == 2 and "plans" in err and "limits.max_runs" in err, err
-    status, _ = _validate(tmp_path, many + f"limits: {{max_runs: {MAX_PLANNED_RUNS * 100}}}\n", capsys)
+    status, _ = _validate(
+        tmp_path, many + f"limits: {{max_runs: {MAX_PLANNED_RUNS * 100}}}\n", capsys
+    )
     assert status == 0
 
 
@@ -162,11 +168,11 @@ def test_billion_laughs_is_refused_naming_the_line() -> None:
 
 
 def test_recursive_and_too_deep_yaml_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="^exp.yaml: line 2: recursive alias"):
+    with pytest.raises(ConfigError, match=r"^exp\.yaml: line 2: recursive alias"):
         load_yaml("name: x\nagents: &x [*x]\n", source="exp.yaml")
     with pytest.raises(ConfigError, match=f"nested deeper than {MAX_DEPTH}"):
         load_yaml("x: " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5), source="exp.yaml")
-    with pytest.raises(ConfigError, match="exp.yaml: nested too deeply to read"):
+    with pytest.raises(ConfigError, match=r"exp\.yaml: nested too deeply to read"):
         load_yaml("x: " + "[" * 20_000 + "]" * 20_000, source="exp.yaml")
     big = tmp_path / "big.yaml"
     big.write_text("# " + "x" * 2_000_000 + "\n")
