@@ -42,7 +42,8 @@ class ResultsWriteError(ExperimentError):
     """Writing a results file failed (disk full, no permission, an immutable file).
 
     The message names the file and the reason, says how many runs are safely recorded and
-    that running the same command again resumes (docs/results.md, "What can go wrong").
+    that running the same command again resumes
+    (docs/results.md, "What can go wrong and what you see").
     """
 
 

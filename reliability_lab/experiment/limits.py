@@ -6,8 +6,8 @@ written, free-form ``params`` and condition ``options`` included), an integer is
 (``runs: 1000000000``) from exhausting the machine before anything useful happens: the
 planned runs of an experiment (:data:`MAX_PLANNED_RUNS`) and the bootstrap resamples
 (:data:`MAX_N_BOOT`). They are computed without building the plan, documented in
-``experiments/README.md`` ("Limits") and raised with a ``limits:`` block when a larger
-experiment is meant.
+``experiments/README.md`` (under "Numbers and limits") and raised with a ``limits:`` block
+when a larger experiment is meant.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""What a failed write of a running experiment tells the user (docs/results.md, "What can go
-wrong and what you see").
+"""What a failed write of a running experiment tells the user.
+
+See docs/results.md, "What can go wrong and what you see".
 
 A full disk (``ENOSPC``), an immutable or read-only file (``EPERM``, ``EACCES``, ``EROFS``) or
 an exhausted quota (``EDQUOT``) ends the experiment with a
