@@ -2,9 +2,10 @@
 
 Every place that checks or writes parameters uses this module (and nothing else): config
 validation (a secret in a config file is an error), ``RunSpec`` parameters, ``header.json`` and
-``summary.json`` (redacted copies), the LLM response-cache key (secrets dropped) and LLM error
-messages (secrets replaced). The rules are documented in ``experiments/README.md``, 'Secrets';
-stdlib only, so importing it costs nothing.
+``summary.json`` (redacted copies), the LLM response-cache key (secrets dropped), LLM error
+messages (secrets replaced) and every string any file of a run holds (:func:`redact_strings`:
+results, traces, header, summary, response cache). The rules are documented in
+``experiments/README.md``, 'Secrets'; stdlib only, so importing it costs nothing.
 
 Rules
 -----
@@ -45,6 +46,7 @@ __all__ = [
     "looks_like_secret",
     "public_params",
     "redact",
+    "redact_strings",
     "redact_text",
     "secret_values",
 ]
@@ -328,13 +330,47 @@ def redact_text(text: str, extra: Iterable[str] = ()) -> str:
     >>> redact_text("headers {'Authorization': 'Bearer xyz987654'}")
     "headers {'Authorization': '<redacted>'}"
     """
-    for value in sorted({*extra, *_env_secrets()}, key=len, reverse=True):
-        if len(value) >= 4 and value != REDACTED:
-            text = text.replace(value, REDACTED)
+    return _redact_text(text, _known_values(extra))
+
+
+def _known_values(extra: Iterable[str] = ()) -> list[str]:
+    """Secret values to remove from text, longest first (so a value's prefix goes last)."""
+    values = {*extra, *_env_secrets()}
+    return [v for v in sorted(values, key=len, reverse=True) if len(v) >= 4 and v != REDACTED]
+
+
+def _redact_text(text: str, values: list[str]) -> str:
+    for value in values:
+        text = text.replace(value, REDACTED)
     text = _redact_shapes(text)
     for pattern in _ASSIGNMENTS:
         text = pattern.sub(_redact_assignment, text)
     return text
+
+
+def redact_strings(obj: Any) -> Any:
+    """Copy of ``obj`` with every string passed through :func:`redact_text`.
+
+    What every file the package writes goes through (results, traces, header, summary,
+    response cache): the values of secret-named environment variables, key shapes, URL
+    credentials and ``name=value`` credentials are replaced wherever they appear — in a
+    model's reply that echoes a key, in free text such as ``description``. Mapping keys are
+    redacted as text too; mappings, lists and tuples are copied (tuples become lists).
+
+    >>> redact_strings({"description": "uses token=abc123xyz", "n": [1, "sk-abcdefgh12345"]})
+    {'description': 'uses token=<redacted>', 'n': [1, '<redacted>']}
+    """
+    return _redact_each(obj, _known_values())
+
+
+def _redact_each(obj: Any, values: list[str]) -> Any:
+    if isinstance(obj, str):
+        return _redact_text(obj, values)
+    if isinstance(obj, Mapping):
+        return {_redact_each(k, values): _redact_each(v, values) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_redact_each(item, values) for item in obj]
+    return obj
 
 
 def _redact_assignment(match: re.Match[str]) -> str:

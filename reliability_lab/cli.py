@@ -3,8 +3,9 @@
 
 Exit status: 0 when every gate passes, 1 when a gate fails, 2 on a usage or input error
 (invalid config, unreadable results, missing file — the message goes to stderr, no traceback),
-130 after Ctrl-C and 143 after SIGTERM (finished runs are saved either way), 141 when the reader
-of the output went away (``report DIR | head``; silently).
+130 after Ctrl-C and 143 after SIGTERM (``run``: finished runs are saved either way; a lost
+local Ray node ends ``run`` the same way), 141 when the reader of the output went away
+(``report DIR | head``; silently).
 ``--quiet`` prints only ``✓ PASSED`` or ``✗ FAILED``.
 """
 
@@ -19,8 +20,12 @@ import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from types import FrameType
+from typing import TYPE_CHECKING
 
-from reliability_lab.errors import ConfigError, RunTableError
+from reliability_lab.errors import ConfigError, ExecutorLostError, ExperimentError, RunTableError
+
+if TYPE_CHECKING:
+    from reliability_lab.results.outcome import ExperimentOutcome
 
 __all__ = ["main"]
 
@@ -38,6 +43,17 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _n_boot(text: str) -> int:
+    from reliability_lab.experiment.limits import MAX_N_BOOT
+
+    value = _positive_int(text)
+    if value > MAX_N_BOOT:
+        raise argparse.ArgumentTypeError(
+            f"at most {MAX_N_BOOT} (a ceiling that protects the machine), got {value}"
+        )
     return value
 
 
@@ -112,11 +128,10 @@ def _add_filters(command: argparse.ArgumentParser) -> None:
     )
 
 
-def _cmd_run(args: argparse.Namespace) -> int:
-    from reliability_lab.results.console import verdict
+def _run(args: argparse.Namespace) -> ExperimentOutcome:
     from reliability_lab.runner.runner import run_experiment
 
-    outcome = run_experiment(
+    return run_experiment(
         args.config,
         output=args.output,
         runs=args.runs,
@@ -130,6 +145,38 @@ def _cmd_run(args: argparse.Namespace) -> int:
         agents=args.agents,
         limit=args.limit,
     )
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Send the process's file descriptor 1 (stdout) to descriptor 2 for the block.
+
+    What a run prints goes to stderr (progress, warnings); Ray's processes, started inside the
+    block, inherit the redirected descriptor, so their log lines never mix with the summary
+    printed on stdout afterwards (restored when the block ends).
+    """
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no stdout at all
+        yield
+        return
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from reliability_lab.results.console import verdict
+
+    with _stdout_to_stderr():  # stdout carries the summary alone (Ray's own lines go to stderr)
+        outcome = _run(args)
     print(verdict(outcome.summary) if args.quiet else outcome.summary_text())
     return EXIT_PASSED if outcome.passed else EXIT_FAILED
 
@@ -162,7 +209,7 @@ def _add_report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
         "--gate", action="append", metavar="GATE", help='e.g. "R >= 0.7" (repeatable)'
     )
     report.add_argument("--profile", metavar="NAME", help="metric profile (default: default)")
-    report.add_argument("--n-boot", type=_positive_int, metavar="B", help="bootstrap replicates")
+    report.add_argument("--n-boot", type=_n_boot, metavar="B", help="bootstrap replicates")
     report.add_argument("--seed", type=_seed, metavar="S", help="bootstrap seed")
     report.add_argument(
         "--sessions",
@@ -175,6 +222,12 @@ def _add_report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
         help="--sessions: litellm model of the session judge (default: sim/judge, offline)",
     )
     report.add_argument("--output", metavar="DIR", help="write a results directory there")
+    report.add_argument(
+        "--write-summary",
+        action="store_true",
+        help="results directory: also rewrite its summary.json, run_k/ and "
+        "aggregate_stats.json (by default report only reads)",
+    )
     report.add_argument("--quiet", action="store_true", help="print only ✓ PASSED / ✗ FAILED")
 
 
@@ -196,6 +249,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         sessions=args.sessions,
         judge_model=args.judge_model,
         output=args.output,
+        write_summary=args.write_summary,
     )
     print(verdict(summary) if args.quiet else format_summary(summary))
     return EXIT_PASSED if summary.passed else EXIT_FAILED
@@ -225,7 +279,7 @@ def _add_compare_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     )
     compare.add_argument("--profile", metavar="NAME", help="metric profile (default: the results')")
     compare.add_argument(
-        "--n-boot", type=_positive_int, default=2000, metavar="B", help="paired replicates"
+        "--n-boot", type=_n_boot, default=2000, metavar="B", help="paired replicates"
     )
     compare.add_argument("--seed", type=_seed, default=0, metavar="S", help="bootstrap seed")
     compare.add_argument("--quiet", action="store_true", help="print only ✓ PASSED / ✗ FAILED")
@@ -282,14 +336,14 @@ def _cmd_figures(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from reliability_lab.experiment.plan import build_plan, resolve_tasks
+    from reliability_lab.experiment.plan import check_plan, resolve_tasks
     from reliability_lab.runner.preflight import check_preflight
     from reliability_lab.runner.runner import load_filtered
     from reliability_lab.runs import is_simulated_model
 
     _, config = load_filtered(args.config, tasks=args.tasks, agents=args.agents, limit=args.limit)
     tasks = resolve_tasks(config, source=args.config)
-    plan = build_plan(config, tasks, source=args.config)
+    n_runs = check_plan(config, tasks, source=args.config)
     check_preflight(config, source=args.config)
     n_variants = sum(len(c.resolved_variants()) for c in config.conditions)
     per_task = sum(len(c.resolved_variants()) * config.condition_runs(c) for c in config.conditions)
@@ -299,9 +353,11 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         else f"{per_task} runs per agent and task ({n_variants} condition variant(s), "
         f"K={config.runs}, conditions' own runs)"
     )
+    n_static = len(config.agents) * len(tasks) * per_task
+    adaptive = f" (up to {n_runs} with adaptive runs)" if n_runs != n_static else ""
     print(
         f"OK: {args.config}: {len(config.agents)} agents × {len(tasks)} tasks × {shape} "
-        f"= {len(plan)} runs "
+        f"= {n_static} runs{adaptive} "
         f"→ {config.output_dir()}"
     )
     sim = [a.label for a in config.agents if a.model and is_simulated_model(a.model)]
@@ -372,11 +428,23 @@ def _version() -> str:
     return __version__
 
 
+#: What an interrupted command leaves behind, when that needs saying.
+_INTERRUPTED_NOTES = {
+    "run": "finished runs are saved — run the same command again to resume",
+    "repair": "files are replaced whole, never half-written — run the same command again",
+}
+
+
+def _interrupted(command: str | None) -> int:
+    """Report an interruption (Ctrl-C or SIGTERM) in one line; its exit status."""
+    how = "terminated (SIGTERM)" if _TERMINATED.is_set() else "interrupted"
+    note = _INTERRUPTED_NOTES.get(command or "")
+    print(f"reliability-lab: {how}{'; ' + note if note else ''}", file=sys.stderr)
+    return EXIT_TERMINATED if _TERMINATED.is_set() else EXIT_INTERRUPTED
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``reliability-lab`` command; returns the exit status."""
-    args = _parser().parse_args(argv)
-    from reliability_lab.runner.runner import ExperimentError
-
     handlers = {
         "run": _cmd_run,
         "report": _cmd_report,
@@ -385,12 +453,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         "validate": _cmd_validate,
         "repair": _cmd_repair,
     }
-    try:
+    command: str | None = None
+    try:  # Ctrl-C while the command's modules load is an interruption too, not a traceback
+        args = _parser().parse_args(argv)
+        command = args.command
         with _cli_process():
             return handlers[args.command](args)
     except BrokenPipeError:
         _quiet_broken_pipe()
         return EXIT_BROKEN_PIPE
+    except ExecutorLostError as exc:  # the run was interrupted from outside, not bad input
+        print(f"reliability-lab: interrupted: {exc}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except (ConfigError, RunTableError, ExperimentError) as exc:
         print(f"reliability-lab: error: {exc}", file=sys.stderr)
         return EXIT_INPUT_ERROR
@@ -398,16 +472,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"reliability-lab: error: {exc.filename or exc}: file not found", file=sys.stderr)
         return EXIT_INPUT_ERROR
     except OSError as exc:  # unwritable output directory, disk full, ...
-        print(f"reliability-lab: error: {exc}", file=sys.stderr)
+        where = f"{exc.filename}: " if exc.filename and str(exc.filename) not in str(exc) else ""
+        print(f"reliability-lab: error: {where}{exc}", file=sys.stderr)
         return EXIT_INPUT_ERROR
     except KeyboardInterrupt:
-        how = "terminated (SIGTERM)" if _TERMINATED.is_set() else "interrupted"
-        print(
-            f"reliability-lab: {how}; finished runs are saved — run the same command "
-            "again to resume",
-            file=sys.stderr,
-        )
-        return EXIT_TERMINATED if _TERMINATED.is_set() else EXIT_INTERRUPTED
+        return _interrupted(command)
 
 
 if __name__ == "__main__":  # pragma: no cover

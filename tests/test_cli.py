@@ -140,7 +140,7 @@ def test_summary_block_and_report_command(
 
     (out_dir / "summary.json").unlink()
     shutil.rmtree(out_dir / "run_1")
-    assert main(["report", str(out_dir), "--quiet"]) == 0
+    assert main(["report", str(out_dir), "--quiet", "--write-summary"]) == 0
     assert capsys.readouterr().out == "✓ PASSED\n"
     assert json.loads((out_dir / "summary.json").read_text())["metrics"] == summary["metrics"]
     assert main(["report", str(out_dir)]) == 0  # the report command shows them too, with CIs

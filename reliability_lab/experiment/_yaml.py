@@ -6,6 +6,12 @@ twice in one mapping is a :class:`~reliability_lab.errors.ConfigError` naming th
 lines and the field. YAML merge keys (``<<: *anchor``) are not duplicates: keys written next
 to them override the merged ones, as the YAML spec says. The line of every field is kept so
 that validation errors can point at it (:func:`line_of`).
+
+Aliases are bounded before anything is expanded: a document whose nodes, with every alias
+expanded, number more than :data:`MAX_NODES` ("billion laughs"), nest deeper than
+:data:`MAX_DEPTH`, or contain themselves (``x: &x [*x]``) is a ``ConfigError`` naming the line.
+The check visits each distinct node once, so it costs time and memory in proportion to the
+file, not to its expansion.
 """
 
 from __future__ import annotations
@@ -18,7 +24,12 @@ import yaml
 
 from reliability_lab.errors import ConfigError
 
-__all__ = ["YamlDocument", "field_path", "line_of", "load_yaml"]
+__all__ = ["MAX_DEPTH", "MAX_NODES", "YamlDocument", "field_path", "line_of", "load_yaml"]
+
+#: Most nodes (mappings, sequences, scalars) a config may hold once its aliases are expanded.
+MAX_NODES = 100_000
+#: Deepest nesting of mappings and sequences a config may hold, aliases expanded.
+MAX_DEPTH = 64
 
 Path_ = tuple[int | str, ...]
 _MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -102,21 +113,70 @@ def _walk(
             _walk(item, sub, lines, source, merged=merged)
 
 
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+class _Bounds:
+    """Expanded size and height of every node, each distinct node visited once."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.known: dict[int, tuple[int, int]] = {}
+        self.open: set[int] = set()
+
+    def fail(self, node: yaml.Node, problem: str) -> ConfigError:
+        return ConfigError(f"{self.source}: line {node.start_mark.line + 1}: {problem}")
+
+    def visit(self, node: yaml.Node, depth: int) -> tuple[int, int]:
+        """(nodes, height) of ``node`` with its aliases expanded; raise past a bound."""
+        ident = id(node)
+        if ident in self.open:
+            raise self.fail(node, "recursive alias: this node contains itself")
+        if depth > MAX_DEPTH:
+            raise self.fail(node, f"nested deeper than {MAX_DEPTH} levels")
+        if ident not in self.known:
+            self.open.add(ident)
+            size, height = 1, 0
+            for child in _children(node):
+                child_size, child_height = self.visit(child, depth + 1)
+                size, height = size + child_size, max(height, child_height + 1)
+                if size > MAX_NODES:
+                    raise self.fail(
+                        node, f"aliases expand this to more than {MAX_NODES} nodes (refused)"
+                    )
+            self.open.discard(ident)
+            self.known[ident] = (size, height)
+        size, height = self.known[ident]
+        if depth + height > MAX_DEPTH:
+            raise self.fail(node, f"nested deeper than {MAX_DEPTH} levels (aliases expanded)")
+        return size, height
+
+
 def load_yaml(text: str, *, source: str) -> YamlDocument:
     """Parse one YAML document safely, with field lines and duplicate-key checks.
 
     Raises
     ------
     ConfigError
-        A key given twice in one mapping (file, line, field path, line of the first).
+        A key given twice in one mapping (file, line, field path, line of the first); aliases
+        expanding past :data:`MAX_NODES` nodes or :data:`MAX_DEPTH` levels, or recursive.
     yaml.YAMLError
         Invalid YAML (the caller reports its position).
     """
     loader = yaml.SafeLoader(text)
     try:
-        node = loader.get_single_node()
+        try:
+            node = loader.get_single_node()
+        except RecursionError:
+            raise ConfigError(f"{source}: nested too deeply to read (refused)") from None
         if node is None:
             return YamlDocument(None)
+        _Bounds(source).visit(node, 0)
         lines: dict[Path_, int] = {}
         _walk(node, (), lines, source, merged=False)
         return YamlDocument(loader.construct_document(node), lines)

@@ -12,12 +12,11 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -31,6 +30,7 @@ from reliability_lab.envs.taskset._load import TASK_FILE_SUFFIXES
 from reliability_lab.errors import ConfigError
 from reliability_lab.experiment._yaml import Path_, field_path, line_of, load_yaml
 from reliability_lab.experiment.gates import GateConfig
+from reliability_lab.experiment.limits import Float, Int, LimitsSettings, find_non_finite
 from reliability_lab.metrics.session import SESSION_METRICS
 from reliability_lab.perturbations import get_condition
 from reliability_lab.runs import BASELINE, is_simulated_model
@@ -38,6 +38,7 @@ from reliability_lab.sessions.scoring import HASHING_EMBEDDER
 
 __all__ = [
     "CONFIG_VERSION",
+    "MAX_CONFIG_BYTES",
     "AdaptiveSettings",
     "AgentConfig",
     "ConditionConfig",
@@ -54,6 +55,8 @@ __all__ = [
 ]
 
 CONFIG_VERSION = 1
+#: Largest config file read (a config is a page of YAML; this refuses a wrong file quickly).
+MAX_CONFIG_BYTES = 1_000_000
 
 
 class AdaptiveSettings(BaseModel):
@@ -63,14 +66,14 @@ class AdaptiveSettings(BaseModel):
 
     metric: str = "C_out"
     """Target metric: a mean over tasks (C_out, C_traj_d, C_traj_s, C_conf, C_res) or R_Con."""
-    halfwidth: float = Field(gt=0)
+    halfwidth: Float = Field(gt=0)
     """Target half-width of the metric's report interval (``report`` settings)."""
-    max_runs: int = Field(ge=2)
+    max_runs: Int = Field(ge=2)
     """Most baseline runs of any task (the initial K included)."""
-    budget: int | None = Field(default=None, ge=1)
+    budget: Int | None = Field(default=None, ge=1)
     """Most baseline runs per agent in total, the initial ones included; default
     ``max_runs`` × tasks."""
-    batch: int | None = Field(default=None, ge=1)
+    batch: Int | None = Field(default=None, ge=1)
     """Runs added per agent and round; default a fifth of the tasks (at least 1)."""
 
     @field_validator("metric")
@@ -110,23 +113,6 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def _refuse_bool(kind: str) -> Any:
-    """A before-validator: ``true``/``false`` are not numbers (pydantic would read 1/0)."""
-
-    def check(value: Any) -> Any:
-        if isinstance(value, bool):
-            raise ValueError(f"expected {kind}, not a boolean")
-        return value
-
-    return BeforeValidator(check)
-
-
-#: An integer setting; a YAML boolean is an error, not 1 or 0.
-Int = Annotated[int, _refuse_bool("an integer")]
-#: A real-number setting; a YAML boolean is an error, not 1.0 or 0.0.
-Float = Annotated[float, _refuse_bool("a number")]
-
-
 def _reject_secrets(value: Any) -> None:
     """Refuse credentials in a config file (reliability_lab._secrets decides what is one)."""
     found = find_secret(value)
@@ -158,14 +144,14 @@ class AgentConfig(_Model):
     """Ask the model for its confidence (0–100) after each run."""
     pass_threshold: Float = Field(default=1.0, ge=0.0, le=1.0)
     """A run succeeds when its score is at least this value."""
-    max_steps: Int | None = Field(default=None, ge=1)
+    max_steps: Int | None = Field(default=None, ge=1, le=100_000)
     """Per-agent override of the experiment's ``max_steps``."""
     description: str = ""
     """Free text shown in reports."""
 
-    @field_validator("params", "options")
+    @field_validator("params", "options", "model")
     @classmethod
-    def _no_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
+    def _no_secrets(cls, value: Any) -> Any:
         _reject_secrets(value)
         return value
 
@@ -298,7 +284,7 @@ class ConditionConfig(_Model):
     """Variant names; ``None`` uses the condition's defaults."""
     options: dict[str, Any] = Field(default_factory=dict)
     """Options of the condition (fault mix, paraphraser, ...), validated by its options model."""
-    runs: int | None = Field(default=None, ge=1)
+    runs: Int | None = Field(default=None, ge=1)
     """Repetitions of this condition (at most the experiment's ``runs``); run index r shares
     its seed with baseline run r. None = the experiment's ``runs``."""
 
@@ -333,15 +319,15 @@ class ConditionConfig(_Model):
 class LLMSettings(_Model):
     """Retry, backoff and timeout settings of the shared LLM client."""
 
-    max_retries: Int = Field(default=4, ge=0)
+    max_retries: Int = Field(default=4, ge=0, le=100)
     """Retries after a rate limit, timeout, connection error or 5xx."""
-    backoff_base_s: Float = Field(default=0.5, gt=0)
+    backoff_base_s: Float = Field(default=0.5, gt=0, le=3600)
     """First backoff delay in seconds (doubles per retry, with jitter)."""
-    backoff_max_s: Float = Field(default=8.0, gt=0)
+    backoff_max_s: Float = Field(default=8.0, gt=0, le=3600)
     """Upper bound of a backoff delay."""
-    timeout_s: Float = Field(default=60.0, gt=0)
-    """Per-call timeout in seconds."""
-    max_calls_per_minute: Int | None = Field(default=None, ge=1)
+    timeout_s: Float = Field(default=60.0, gt=0, le=86_400)
+    """Per-call timeout in seconds (at most a day)."""
+    max_calls_per_minute: Int | None = Field(default=None, ge=1, le=1_000_000)
     """Provider rate limit: model calls started per minute by the whole experiment (every Ray
     worker together under ``executor: {kind: ray}``); None = no limit beyond
     ``max_concurrent``. Cached responses do not count."""
@@ -370,9 +356,9 @@ class ExecutorSettings(_Model):
     (the cluster this machine belongs to, started with ``ray start``), ``HOST:PORT`` (a
     cluster's GCS address) or ``ray://HOST:PORT`` (Ray Client). A Ray already initialised in
     this process is used as it is."""
-    num_cpus: Int | None = Field(default=None, ge=1)
+    num_cpus: Int | None = Field(default=None, ge=1, le=100_000)
     """Ray with ``address: local`` only: CPUs of the local instance (default: all)."""
-    max_in_flight: Int | None = Field(default=None, ge=1)
+    max_in_flight: Int | None = Field(default=None, ge=1, le=100_000)
     """Ray only: runs submitted and not yet recorded, cluster-wide (default ``max_concurrent``)."""
 
     @field_validator("address", "num_cpus", "max_in_flight")
@@ -409,7 +395,8 @@ class ReportSettings(_Model):
     """Settings of the reliability report in ``summary.json`` and on the console."""
 
     n_boot: Int = Field(default=1000, ge=1)
-    """Bootstrap resamples (over tasks) for the confidence intervals."""
+    """Bootstrap resamples (over tasks) for the confidence intervals (at most
+    ``limits.max_n_boot``)."""
     confidence_level: Float = Field(default=0.95, gt=0, lt=1)
     """Coverage of the confidence intervals."""
     bootstrap: Literal["tasks", "two-level"] = "tasks"
@@ -439,13 +426,13 @@ class SessionSettings(_Model):
     """Extra completion parameters for the judge (temperature, api_base, ...); never a key."""
     embedder: str = Field(default=HASHING_EMBEDDER, min_length=1)
     """``hashing`` (offline lexical embedder, no download) or a litellm embedding model."""
-    signal_weights: dict[str, float] | None = None
+    signal_weights: dict[str, Float] | None = None
     """Overrides of the default signal weights (confidence, loop_detection, tool_correctness,
     coherence)."""
 
-    @field_validator("judge_params")
+    @field_validator("judge_params", "judge_model", "embedder")
     @classmethod
-    def _no_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
+    def _no_secrets(cls, value: Any) -> Any:
         _reject_secrets(value)
         return value
 
@@ -482,15 +469,15 @@ class SafetySettings(_Model):
     """litellm model string of the judge; ``sim/judge`` is the offline simulated judge."""
     judge_params: dict[str, Any] = Field(default_factory=dict)
     """Extra completion parameters for the judge (temperature, api_base, ...); never a key."""
-    max_invalid_retries: Int = Field(default=2, ge=0)
+    max_invalid_retries: Int = Field(default=2, ge=0, le=100)
     """Re-asks after a reply that does not match the judge's schema, before the judge fails."""
     conditions: list[str] = Field(default_factory=lambda: ["baseline"], min_length=1)
     """Conditions whose runs the judge audits; default the baseline runs, the ones safety is
     scored on (judging perturbed runs costs calls that no safety metric uses)."""
 
-    @field_validator("judge_params")
+    @field_validator("judge_params", "judge_model")
     @classmethod
-    def _no_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
+    def _no_secrets(cls, value: Any) -> Any:
         _reject_secrets(value)
         return value
 
@@ -539,9 +526,9 @@ class ExperimentConfig(_Model):
     """Master seed; every run's seed is derived from it and stored with the run."""
     runs: Int = Field(default=5, ge=1)
     """K, the repetitions of every (agent, task, condition, variant)."""
-    max_concurrent: Int = Field(default=8, ge=1)
+    max_concurrent: Int = Field(default=8, ge=1, le=100_000)
     """Runs executing at the same time."""
-    max_steps: Int = Field(default=15, ge=1)
+    max_steps: Int = Field(default=15, ge=1, le=100_000)
     """Agent steps (LLM calls in the tool loop) before a run is stopped as failed."""
     cache: bool = True
     """Cache LLM responses in ``<output>/cache`` so a rerun is free and identical."""
@@ -580,6 +567,9 @@ class ExperimentConfig(_Model):
     """Folder searched first for the modules your agents, factory and tools live in, and the
     base of a relative task file; :func:`load_config` sets it to the config file's folder.
     Never part of the resume check."""
+    limits: LimitsSettings = Field(default_factory=LimitsSettings)
+    """Ceilings that protect the machine: planned runs and bootstrap resamples
+    (``reliability_lab.experiment.limits``)."""
 
     @field_validator("profile")
     @classmethod
@@ -605,6 +595,7 @@ class ExperimentConfig(_Model):
         check_adaptive(self)
         if self.inspect is not None and self.environment != EnvironmentConfig():
             raise ValueError("inspect: an inspect task replaces the environment; remove one")
+        self._check_limits()
         unknown = sorted(set(self.safety.conditions) - set(names))
         if self.safety.judge and unknown:
             raise ValueError(
@@ -622,6 +613,22 @@ class ExperimentConfig(_Model):
                     "sessions.enabled is false"
                 )
         return self
+
+    def _check_limits(self) -> None:
+        limits = self.limits
+        if self.report.n_boot > limits.max_n_boot:
+            raise ValueError(
+                f"report.n_boot: {self.report.n_boot} bootstrap resamples exceed the ceiling "
+                f"limits.max_n_boot = {limits.max_n_boot} (it protects the machine; raise it "
+                "in a limits: block if this many are meant)"
+            )
+        most = max(self.runs, self.adaptive.max_runs if self.adaptive else 0)
+        if most > limits.max_runs:
+            raise ValueError(
+                f"runs: {most} repetitions exceed the ceiling limits.max_runs = "
+                f"{limits.max_runs} planned runs (it protects the machine; raise it in a "
+                "limits: block if this many are meant)"
+            )
 
     def output_dir(self) -> Path:
         """The output directory (``output`` or ``results/<name>``)."""
@@ -662,6 +669,19 @@ def format_validation_error(
     return "\n".join(text for _, text in sorted(out, key=lambda item: item[0]))
 
 
+def _refuse_non_finite(data: Mapping[str, Any], source: str, lines: Mapping[Path_, int]) -> None:
+    """Every number of a config is finite: ``.inf`` / ``.nan`` anywhere is an error."""
+    found = find_non_finite(data)
+    if found is not None:
+        loc, value = found
+        line = line_of(lines, loc)
+        where = f"line {line}: " if line is not None else ""
+        raise ConfigError(
+            f"{source}: {where}{field_path(loc)}: expected a finite number, got {value!r} "
+            "(every number in a config is finite)"
+        )
+
+
 def parse_config(
     data: Any,
     *,
@@ -684,6 +704,7 @@ def parse_config(
         )
     merged = dict(data)
     given = dict(lines or {})
+    _refuse_non_finite(merged, source, given)
     for key, value in (overrides or {}).items():
         if value is not None:
             merged[key] = value
@@ -715,6 +736,10 @@ def load_config(
     """
     source = str(path)
     try:
+        if Path(path).stat().st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(
+                f"{source}: larger than {MAX_CONFIG_BYTES} bytes; not an experiment config"
+            )
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{source}: file not found") from None

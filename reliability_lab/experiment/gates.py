@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from reliability_lab.experiment.limits import Float, Int
 from reliability_lab.metrics.registry import METRIC_REGISTRY, REPORT_METRICS, explain_undefined
 
 __all__ = [
@@ -90,11 +91,11 @@ class GateConfig(BaseModel):
     """Name of a reported metric (see :data:`GATE_METRICS`)."""
     op: str = ">="
     """Comparison: ``>=``, ``>``, ``<=``, ``<``, ``==`` (or gte, gt, lte, lt, eq)."""
-    value: float
+    value: Float
     """Threshold on the 0–1 scale (accuracy 0.9 means 90 %)."""
     agent: str | None = None
     """Agent label the gate applies to; ``None`` means every agent must pass."""
-    min_runs: int = Field(default=1, ge=1)
+    min_runs: Int = Field(default=1, ge=1)
     """Minimum number of attempted (non-infrastructure-error) runs; fewer fails the gate."""
 
     @model_validator(mode="before")

@@ -23,9 +23,12 @@ __all__ = [
     "check_agents",
     "check_conditions",
     "check_models",
+    "check_output",
+    "check_plan",
     "condition_artifacts",
     "config_environment",
     "make_spec",
+    "plan_size",
     "planned_keys",
     "resolve_tasks",
 ]
@@ -208,6 +211,67 @@ def make_spec(
         raise ConfigError(f"{source}: agents[{index}]: {exc}") from None
 
 
+def plan_size(config: ExperimentConfig, n_tasks: int) -> int:
+    """Runs the plan holds plus those an ``adaptive`` block may add — counted, not built.
+
+    >>> from reliability_lab.experiment.config import parse_config
+    >>> cfg = parse_config({"name": "x", "runs": 3, "agents": [{"label": "a", "model": "m"}]})
+    >>> plan_size(cfg, n_tasks=4)
+    12
+    """
+    per_task = sum(len(c.resolved_variants()) * config.condition_runs(c) for c in config.conditions)
+    extra = config.adaptive.max_runs - config.runs if config.adaptive is not None else 0
+    return len(config.agents) * n_tasks * (per_task + extra)
+
+
+def check_output(config: ExperimentConfig, *, source: str = "config") -> None:
+    """Refuse an ``output`` that is (or lies inside) an existing file, not a directory.
+
+    Raises
+    ------
+    ConfigError
+        Names the field and the file.
+    """
+    out = config.output_dir()
+    for path in (out, *out.parents):
+        if path.exists():
+            if not path.is_dir():
+                raise ConfigError(
+                    f"{source}: output: {str(out)!r}: {path} is an existing file, not a "
+                    "directory; name a results directory"
+                )
+            return
+
+
+def check_plan(config: ExperimentConfig, tasks: list[str], *, source: str = "config") -> int:
+    """Check everything :func:`build_plan` checks, without building it; the plan's size.
+
+    Raises
+    ------
+    ConfigError
+        Unknown simulated profile, condition options that do not fit the environment, an
+        output that is a file, an agent whose run specification is invalid, or more runs
+        than ``limits.max_runs`` (:mod:`reliability_lab.experiment.limits`).
+    """
+    check_models(config, source=source)
+    check_agents(config, source=source)
+    check_conditions(config, source=source)
+    check_output(config, source=source)
+    size = plan_size(config, len(tasks))
+    ceiling = config.limits.max_runs
+    if size > ceiling:
+        raise ConfigError(
+            f"{source}: runs: the experiment plans {size} runs (adaptive ones included), more "
+            f"than the ceiling limits.max_runs = {ceiling}, which protects the machine; raise "
+            "it in a limits: block if this many are meant"
+        )
+    condition = config.conditions[0]
+    variant = condition.resolved_variants()[0]
+    for index in range(len(config.agents)):  # a spec's checks depend on the agent only
+        make_spec(config, index, condition, variant, tasks[0], 0, source=source)
+    return size
+
+
 def build_plan(
     config: ExperimentConfig, tasks: list[str] | None = None, *, source: str = "config"
 ) -> list[RunSpec]:
@@ -219,10 +283,8 @@ def build_plan(
     runs), and its condition's options. Runs an ``adaptive`` block adds later are not part of
     the plan (``reliability_lab.runner.adaptive``).
     """
-    check_models(config, source=source)
-    check_agents(config, source=source)
-    check_conditions(config, source=source)
     task_ids = tasks if tasks is not None else resolve_tasks(config, source=source)
+    check_plan(config, task_ids, source=source)
     return [
         make_spec(config, index, condition, variant, task_id, run, source=source)
         for run, index, _, condition, variant, task_id in _plan_order(config, task_ids)

@@ -6,8 +6,10 @@
 ==============  ============================================================================
 format          recognised by
 ==============  ============================================================================
-``results``     a directory with ``header.json`` (with a ``fingerprint``) and
-                ``results.jsonl``: reliability_lab's own results directory
+``results``     a directory with the marker file :data:`RESULTS_MARKER`
+                (``reliability_lab.json``): reliability_lab's own results directory, even
+                when its ``header.json`` is damaged; written before the marker existed: one
+                whose ``header.json`` has a ``fingerprint``
 ``letta-evals`` a directory with a ``suite.json`` (letta-evals ≥ 0.17), with
                 ``run_k/results.jsonl``, or ``results.jsonl`` with a letta-evals
                 ``header.json``
@@ -44,8 +46,10 @@ from reliability_lab.io.letta_evals import load_letta_evals
 from reliability_lab.io.table import from_records
 from reliability_lab.io.tau2_bench import load_tau2_bench
 from reliability_lab.io.tau_bench import load_tau_bench
+from reliability_lab.results.store import RESULTS_MARKER
 
-__all__ = ["FORMATS", "detect_format", "load_runs"]
+__all__ = ["FORMATS", "RESULTS_MARKER", "detect_format", "load_runs"]
+
 
 #: Formats :func:`detect_format` recognises (``results`` = reliability_lab's own directory).
 FORMATS = ("results", "inspect", "tau2-bench", "hal", "letta-evals", "tau-bench", "table")
@@ -75,14 +79,30 @@ def _detect_json(path: Path) -> str | None:
     return None
 
 
+def _ours(path: Path) -> bool:
+    """Whether ``path`` is a reliability_lab results directory (marker, or an older header)."""
+    if (path / RESULTS_MARKER).is_file():
+        return True
+    header_path = path / "header.json"
+    if not header_path.is_file():
+        return False
+    header = _json_head(header_path)
+    if header is not None:
+        return isinstance(header, Mapping) and "fingerprint" in header
+    try:  # a damaged header of ours still says what wrote it: read_header reports the damage
+        text = header_path.read_bytes()[:1_000_000]
+    except OSError:
+        return False
+    return b'"fingerprint"' in text and b'"suite_name"' in text
+
+
 def _detect_dir(path: Path) -> str | None:
+    if _ours(path):
+        return "results"
     suite = _json_head(path / "suite.json") if (path / "suite.json").exists() else None
     if isinstance(suite, Mapping) and "config" in suite:
         return "letta-evals"
-    header = _json_head(path / "header.json") if (path / "header.json").exists() else None
     if (path / "results.jsonl").exists():
-        if isinstance(header, Mapping) and "fingerprint" in header:
-            return "results"
         return "letta-evals"
     if any((d / "results.jsonl").exists() for d in path.glob("run_*")):
         return "letta-evals"

@@ -48,6 +48,7 @@ def summarize_logs(
     sessions: bool = False,
     judge_model: str | None = None,
     output: str | os.PathLike[str] | None = None,
+    write_summary: bool = False,
 ) -> ExperimentSummary:
     """The reliability summary of a log file or directory, with gates (docs/importers.md).
 
@@ -74,6 +75,9 @@ def summarize_logs(
         Judge model of the session metrics (with ``sessions``).
     output : path-like, optional
         Write a results directory of the imported runs there.
+    write_summary : bool
+        A results directory only: also rewrite its ``summary.json``, ``run_k/`` and
+        ``aggregate_stats.json`` (by default the directory is only read).
 
     Returns
     -------
@@ -107,7 +111,12 @@ def summarize_logs(
     }
     if fmt == "results":
         _imported_only(where, {f"--{k.replace('_', '-')}": v for k, v in options.items()})
-        return summarize_directory(Path(path))
+        return summarize_directory(Path(path), write=write_summary)
+    if write_summary:
+        raise ConfigError(
+            f"{where}: --write-summary applies to a results directory; imported logs are "
+            "written with --output DIR"
+        )
     if scorer and fmt != "inspect":
         raise ConfigError(f"--scorer applies to inspect logs, not to {fmt!r}")
     load_options: dict[str, object] = {"scorer": scorer} if scorer else {}

@@ -3,7 +3,8 @@
 The key hashes the model, messages, tools, the parameters without credentials
 (:func:`reliability_lab._secrets.public_params`) and ``cache_key_extra`` (the run identity).
 Entries hold only the response (assistant message, cost, tokens, latency, attempts) — never a
-parameter, header or key.
+parameter, header or key; a key the provider echoes in its reply is redacted like every
+string the package writes (:func:`reliability_lab._secrets.redact_strings`).
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ import hashlib
 import json
 import math
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from reliability_lab._secrets import public_params
+from reliability_lab._files import write_text_atomic
+from reliability_lab._secrets import public_params, redact_strings
 
 __all__ = ["ResponseCache", "cache_key"]
 
@@ -77,13 +78,5 @@ class ResponseCache:
         cost = record.get("cost_usd")
         if isinstance(cost, float) and math.isnan(cost):
             record["cost_usd"] = None
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(record, fh, allow_nan=False, sort_keys=True)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        text = json.dumps(redact_strings(record), allow_nan=False, sort_keys=True)
+        write_text_atomic(self._path(key), text, durable=False)

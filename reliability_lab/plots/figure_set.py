@@ -237,7 +237,8 @@ def _check_report_matches(report: pd.DataFrame, runs: pd.DataFrame, where: str) 
     if set(report.index) != set(runs["agent"].astype(str)) or (counted != actual).any():
         raise RunTableError(
             f"{where}: summary.json does not describe the runs in results.jsonl (an interrupted "
-            f"or resumed experiment?); run `reliability-lab report {where}` to recompute it"
+            f"or resumed experiment?); run `reliability-lab report {where} --write-summary` "
+            "to recompute it"
         )
 
 

@@ -2,7 +2,8 @@
 
 JSON has no NaN or infinity; every file this package writes stores them as ``null`` (the
 run-table reader turns ``null`` back into NaN for numeric columns). Writes of whole files
-are atomic (temporary file + :func:`os.replace`) so a crash never leaves half a file.
+are atomic (temporary file + :func:`os.replace`) so a crash never leaves half a file, and
+every string written passes the secret redaction.
 """
 
 from __future__ import annotations
@@ -10,12 +11,13 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from reliability_lab._files import write_text_atomic
+from reliability_lab._secrets import redact_strings
 
 __all__ = [
     "dumps",
@@ -43,22 +45,17 @@ def nan_safe(obj: Any) -> Any:
 
 
 def dumps(obj: Any, *, indent: int | None = None) -> str:
-    """Strict JSON text of ``obj`` after :func:`nan_safe` (never emits ``NaN``)."""
-    return json.dumps(nan_safe(obj), indent=indent, ensure_ascii=False, allow_nan=False)
+    """Strict JSON text of ``obj`` after :func:`nan_safe` (never emits ``NaN``), with every
+    string redacted (:func:`reliability_lab._secrets.redact_strings`): whatever a run writes
+    passes the same secret policy as error messages."""
+    safe = redact_strings(nan_safe(obj))
+    return json.dumps(safe, indent=indent, ensure_ascii=False, allow_nan=False)
 
 
 def write_json_atomic(path: str | os.PathLike[str], obj: Any) -> None:
-    """Write ``obj`` as indented NaN-safe JSON to ``path`` atomically."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    text = dumps(obj, indent=2) + "\n"
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write ``obj`` as indented NaN-safe JSON to ``path`` atomically and durably.
+
+    Every string passes the secret redaction first (:func:`dumps`); the file gets the
+    package's one permission rule (:mod:`reliability_lab._files`).
+    """
+    write_text_atomic(path, dumps(obj, indent=2) + "\n")

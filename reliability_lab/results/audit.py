@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from reliability_lab._files import append_durably, open_append
 from reliability_lab.results._jsonio import dumps
 from reliability_lab.results.store import RESULTS_FILE, ResultLine, replace_lines
 
@@ -113,15 +114,11 @@ def move_to_audit(
     ]
     audit = out / AUDIT_FILE
     if new:
-        fd = os.open(audit, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = open_append(audit)
         try:
             if os.fstat(fd).st_size and not audit.read_bytes().endswith(b"\n"):
                 new[0] = "\n" + new[0]  # after a line cut short by a kill
-            data = "".join(line + "\n" for line in new).encode("utf-8")
-            written = 0
-            while written < len(data):
-                written += os.write(fd, data[written:])
-            os.fsync(fd)
+            append_durably(fd, "".join(line + "\n" for line in new).encode("utf-8"), audit)
         finally:
             os.close(fd)
     kept = [e.raw for e in entries if e.line not in moved_lines]

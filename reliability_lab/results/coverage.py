@@ -113,11 +113,11 @@ def header_plan(header: HeaderRecord, directory: Path | None = None) -> list[Run
     """
     if IMPORT_KEY in header.config:
         return None
-    try:
-        config = ExperimentConfig.model_validate(header.config)
-    except ValueError as exc:
-        raise RunTableError(
-            f"header.json: config is not a valid experiment config: {exc}"
-        ) from None
+    from reliability_lab.results.header_config import config_from_header
+
+    source = directory / "header.json" if directory is not None else "header.json"
+    config, _ = config_from_header(header.config, source=source)
+    if not isinstance(config, ExperimentConfig):  # pragma: no cover - IMPORT_KEY handled above
+        return None
     plan = planned_keys(config, header.tasks)
     return plan + decided_keys(directory) if directory is not None else plan

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from reliability_lab.errors import ConfigError
 from reliability_lab.results.audit import AuditMove, move_to_audit
-from reliability_lab.results.read import records_to_run_table
+from reliability_lab.results.read import check_outcomes, records_to_run_table
 from reliability_lab.results.store import (
     HEADER_FILE,
     RESULTS_FILE,
@@ -102,7 +102,10 @@ class ResultsDirectory:
                     f"not plan (K={config.runs}); use the original number of runs or another "
                     "output directory"
                 )
-        records_to_run_table([e.record for e in entries], source=str(results_path))
+        records = [e.record for e in entries]
+        thresholds = {a.label: a.pass_threshold for a in config.agents}
+        check_outcomes(records, thresholds, source=str(results_path))
+        records_to_run_table(records, source=str(results_path))
         retry = [e for e in entries if retry_infra and is_infrastructure(e.record.get("error"))]
         return cls(out, previous, entries, retry)
 

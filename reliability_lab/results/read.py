@@ -27,6 +27,7 @@ __all__ = [
     "EXTRA_COLUMNS",
     "RESULT_SCHEMA_VERSION",
     "SUMMARY_FILE",
+    "check_outcomes",
     "load_report",
     "load_results",
     "read_results",
@@ -147,6 +148,42 @@ def _columns(records: list[Mapping[str, Any]], source: str) -> pd.DataFrame:
     return table
 
 
+def check_outcomes(
+    records: Iterable[Mapping[str, Any]], thresholds: Mapping[str, float], *, source: str
+) -> None:
+    """Refuse records whose ``success`` contradicts their ``score`` and ``error``.
+
+    An experiment's run succeeds exactly when it has no error and ``score >=`` its agent's
+    ``pass_threshold`` (docs/results.md, "results.jsonl"); a record saying otherwise was
+    edited or damaged, and its outcome cannot be trusted. Agents not in ``thresholds`` are
+    not checked.
+
+    Raises
+    ------
+    RunTableError
+        ``<file>: line <n>: field 'success': true, but ...`` naming the contradiction.
+    """
+    for number, record in enumerate(records, start=1):
+        threshold = thresholds.get(str(record.get("agent")))
+        success = record.get("success")
+        if threshold is None or not isinstance(success, bool):
+            continue
+        score, error = record.get("score"), record.get("error")
+        if error:
+            expected, why = False, "the run has an error"
+        elif isinstance(score, int | float) and not isinstance(score, bool):
+            expected = score >= threshold
+            why = f"score {score!r} is {'at least' if expected else 'below'} the pass threshold"
+            why += f" {threshold!r}"
+        else:
+            expected, why = False, "the run has no score"
+        if success != expected:
+            raise RunTableError(
+                f"{source}: line {number}: field 'success': {str(success).lower()}, but {why}; "
+                "the record is inconsistent (edited or damaged)"
+            )
+
+
 def records_to_run_table(
     records: Iterable[Mapping[str, Any]], *, source: str = "results"
 ) -> pd.DataFrame:
@@ -242,13 +279,14 @@ def load_report(directory: str | os.PathLike[str]) -> pd.DataFrame:
     Raises
     ------
     RunTableError
-        No ``summary.json`` (run ``reliability-lab report DIR`` to write it) or no
+        No ``summary.json`` (``reliability-lab report DIR --write-summary`` writes it) or no
         ``reliability`` block in it.
     """
     path = Path(directory) / SUMMARY_FILE
     if not path.exists():
         raise RunTableError(
-            f"{path}: file not found; run `reliability-lab report {Path(directory)}` to write it"
+            f"{path}: file not found; run `reliability-lab report {Path(directory)} "
+            "--write-summary` to write it"
         )
     try:
         content = json.loads(path.read_text(encoding="utf-8"))

@@ -22,10 +22,13 @@ from typing import Any, NamedTuple
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from reliability_lab._files import append_durably, naming, open_append, write_text_atomic
 from reliability_lab._secrets import redact
 from reliability_lab._version import __version__
 from reliability_lab.errors import ConfigError, RunTableError
+from reliability_lab.experiment._yaml import field_path
 from reliability_lab.experiment.config import ExperimentConfig
+from reliability_lab.experiment.limits import find_non_finite
 from reliability_lab.experiment.seeds import SEED_SCHEME
 from reliability_lab.results._jsonio import dumps, write_json_atomic
 from reliability_lab.runs import BASELINE, KEY_COLUMNS, RunKey, is_simulated_model
@@ -33,6 +36,7 @@ from reliability_lab.runs import BASELINE, KEY_COLUMNS, RunKey, is_simulated_mod
 __all__ = [
     "HEADER_FILE",
     "RESULTS_FILE",
+    "RESULTS_MARKER",
     "HeaderRecord",
     "ResultLine",
     "ResultsWriter",
@@ -50,6 +54,8 @@ __all__ = [
 
 HEADER_FILE = "header.json"
 RESULTS_FILE = "results.jsonl"
+#: The file that marks a reliability_lab results directory (no other harness writes it).
+RESULTS_MARKER = "reliability_lab.json"
 HEADER_SCHEMA_VERSION = 1
 
 
@@ -190,8 +196,19 @@ def make_header(
 
 
 def write_header(directory: Path, header: HeaderRecord) -> None:
-    """Write ``header.json`` atomically."""
+    """Write the marker file (:data:`RESULTS_MARKER`) once, then
+    ``header.json``, both atomically."""
+    marker = directory / RESULTS_MARKER
+    if not marker.exists():
+        write_json_atomic(marker, _MARKER_CONTENT)
     write_json_atomic(directory / HEADER_FILE, header.model_dump(mode="json"))
+
+
+_MARKER_CONTENT = {
+    "written_by": "reliability_lab",
+    "what": "a reliability_lab results directory: header.json, results.jsonl, summary.json",
+    "documentation": "docs/results.md",
+}
 
 
 def read_header(directory: str | os.PathLike[str]) -> HeaderRecord:
@@ -207,12 +224,19 @@ def read_header(directory: str | os.PathLike[str]) -> HeaderRecord:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise RunTableError(f"{path}: file not found (not a results directory?)") from None
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise RunTableError(f"{path}: cannot read header: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise RunTableError(
+            f"{path}: the header of this results directory is damaged (not valid JSON: {exc}); "
+            "restore it from a copy, or run the experiment into a new directory"
+        ) from None
     try:
         return HeaderRecord.model_validate(data)
     except Exception as exc:  # pydantic.ValidationError
-        raise RunTableError(f"{path}: invalid header: {exc}") from None
+        raise RunTableError(
+            f"{path}: the header of this results directory is damaged: {exc}"
+        ) from None
 
 
 def _diff(old: Any, new: Any, path: str, out: list[str]) -> None:
@@ -308,6 +332,12 @@ def _parse_entries(path: Path, data: bytes, repair: bool) -> list[ResultLine]:
             raise RunTableError(
                 f"{path}: line {number}: not a valid result record ({exc})"
             ) from None
+        bad = find_non_finite(obj)
+        if bad is not None:
+            raise RunTableError(
+                f"{path}: line {number}: field {field_path(bad[0])!r}: {bad[1]!r} is not a JSON "
+                "number (results store a missing number as null)"
+            )
         if is_last:  # complete JSON but the newline never made it to disk
             if repair:
                 with path.open("ab") as fh:
@@ -344,12 +374,8 @@ def replace_lines(path: Path, lines: Sequence[bytes]) -> None:
     A temporary file in the same directory is written and fsynced, renamed over ``path``, and
     the directory is fsynced: a crash leaves either the old or the new file, never a mix.
     """
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("wb") as fh:
-        fh.write(b"".join(line + b"\n" for line in lines))
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
+    text = b"".join(line + b"\n" for line in lines).decode("utf-8")
+    write_text_atomic(path, text)
     fsync_directory(path.parent)
 
 
@@ -454,8 +480,9 @@ class ResultsWriter:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        with naming(path):
+            path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd = open_append(path)
         # appends may come from worker threads; close() waits for an append in progress
         self._lock = threading.Lock()
 
@@ -480,10 +507,7 @@ class ResultsWriter:
         with self._lock:
             if self._fd < 0:
                 raise ValueError(f"{self.path}: writer is closed")
-            written = 0
-            while written < len(line):
-                written += os.write(self._fd, line[written:])
-            os.fsync(self._fd)
+            append_durably(self._fd, line, self.path)
 
     def close(self) -> None:
         """Close the file once no append is in progress."""

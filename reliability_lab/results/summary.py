@@ -24,6 +24,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from reliability_lab._files import write_text_atomic
 from reliability_lab._secrets import redact
 from reliability_lab.errors import RunTableError, UndefinedMetricWarning
 from reliability_lab.experiment.config import ExperimentConfig, SessionSettings
@@ -36,13 +37,13 @@ from reliability_lab.results.adaptive_block import adaptive_summary
 from reliability_lab.results.audit import audit_counts
 from reliability_lab.results.coverage import gates_per_agent, header_plan, plan_coverage
 from reliability_lab.results.diagnostics import confidence_errors, infra_errors, r_dimensions
+from reliability_lab.results.header_config import config_from_header
 from reliability_lab.results.imported import (
-    IMPORT_KEY,
     ImportConfig,
     import_header,
     write_import,
 )
-from reliability_lab.results.read import records_to_run_table
+from reliability_lab.results.read import check_outcomes, records_to_run_table
 from reliability_lab.results.robustness_block import robustness_summary
 from reliability_lab.results.safety_block import safety_summary
 from reliability_lab.results.store import (
@@ -343,23 +344,25 @@ def _write_run_dirs(
         run_header["run_index"] = k
         write_json_atomic(run_dir / "header.json", run_header)
         lines = [dumps(r) for r in by_run.get(k - 1, [])]
-        tmp = run_dir / f".{RESULTS_FILE}.tmp"
-        tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-        tmp.replace(run_dir / RESULTS_FILE)
+        write_text_atomic(run_dir / RESULTS_FILE, "".join(line + "\n" for line in lines))
         write_json_atomic(
             run_dir / "summary.json",
             {"schema_version": SUMMARY_SCHEMA_VERSION, "suite": header.suite_name, **entry},
         )
 
 
-def summarize_directory(directory: str | Path) -> ExperimentSummary:
-    """Recompute and write ``summary.json``, ``run_k/`` and ``aggregate_stats.json``.
+def summarize_directory(directory: str | Path, *, write: bool = True) -> ExperimentSummary:
+    """The summary of a results directory; with ``write``, its summary files rewritten.
 
     Parameters
     ----------
     directory : path-like
         A results directory with ``header.json`` and ``results.jsonl`` (written by an
         experiment, or by ``reliability-lab report LOGS --output DIR`` from imported logs).
+    write : bool
+        Rewrite ``summary.json``, ``run_k/`` and ``aggregate_stats.json`` (what ``run`` and
+        ``report DIR --write-summary`` do); False only reads, so a read-only or shared
+        directory can be reported.
 
     Returns
     -------
@@ -368,23 +371,26 @@ def summarize_directory(directory: str | Path) -> ExperimentSummary:
     Raises
     ------
     RunTableError
-        Missing/invalid header or results.
+        Missing/invalid header or results, or a record whose ``success`` contradicts its
+        score (:func:`~reliability_lab.results.read.check_outcomes`).
     """
     out = Path(directory)
     header = read_header(out)
-    config: ExperimentConfig | ImportConfig
-    if IMPORT_KEY in header.config:
-        config = ImportConfig.model_validate(header.config)
-    else:
-        config = ExperimentConfig.model_validate(header.config)
+    config, notes = config_from_header(header.config, source=out / "header.json")
+    for note in notes:
+        warnings.warn(f"{out / 'header.json'}: {note}", stacklevel=2)
     records = read_result_lines(out / RESULTS_FILE, repair=False)
     keys = check_run_keys(records, out / RESULTS_FILE)
+    if isinstance(config, ExperimentConfig):
+        thresholds = {a.label: a.pass_threshold for a in config.agents}
+        check_outcomes(records, thresholds, source=str(out / RESULTS_FILE))
     plan = header_plan(header, out)
     coverage = plan_coverage(keys, plan, header, out / RESULTS_FILE) if plan is not None else None
     runs = records_to_run_table(records, source=str(out / RESULTS_FILE))
     if runs.empty:
         raise RunTableError(f"{out / RESULTS_FILE}: no finished runs yet; nothing to summarise")
-    return _summarize(runs, header, config, out, records, coverage)
+    summary = _summarize(runs, header, config, out, records, coverage, write=write, notes=notes)
+    return summary
 
 
 def summarize_imported(
@@ -436,8 +442,13 @@ def _summarize(
     out: Path,
     records: list[dict[str, Any]] | None,
     coverage: dict[str, Any] | None = None,
+    *,
+    write: bool = True,
+    notes: list[str] | None = None,
 ) -> ExperimentSummary:
-    """Compute the summary; write its files into ``out`` unless ``records`` is None.
+    """Compute the summary; write its files into ``out`` when ``write`` and ``records``.
+
+    ``notes`` say which settings of the header were replaced by defaults (:mod:`.header_config`).
 
     ``coverage`` is the check against the header's plan (:mod:`.coverage`); with it every gate
     is checked for every planned agent, recorded or not.
@@ -484,8 +495,9 @@ def _summarize(
         **({"adaptive": adaptive} if (adaptive := adaptive_summary(out, runs)) else {}),
         "gates": [g.to_dict() for g in gate_results],
         "gates_passed": all(g.passed for g in gate_results),
+        **({"header_notes": notes} if notes else {}),
     }
-    if records is not None:
+    if records is not None and write:
         per_run = _run_index_metrics(runs, list(config.gates), header.models)
         _write_run_dirs(out, header, records, per_run)
         stats = _aggregate_stats(per_run, list(config.gates))

@@ -14,12 +14,12 @@ traces are a function of the recorded trajectory. Read them back with
 from __future__ import annotations
 
 import json
-import os
 import warnings
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reliability_lab._files import write_text_atomic
 from reliability_lab.results._jsonio import dumps
 from reliability_lab.sessions.scoring import SessionScorer, trace_records
 
@@ -114,12 +114,7 @@ def reconcile_traces(
     ]
     if removed == 0 and not rebuilt:
         return 0
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        fh.write("".join(line + "\n" for line in [*kept, *rebuilt]))
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
+    write_text_atomic(path, "".join(line + "\n" for line in [*kept, *rebuilt]))
     if removed > expected:
         warnings.warn(
             f"{path}: removed {removed - expected} line(s) of traces of runs that were not "

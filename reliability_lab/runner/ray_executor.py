@@ -12,6 +12,10 @@ which the driver writes exactly as if the run had executed in its own process.
   shared filesystem across machines. Entries are written atomically and keyed by content, so
   concurrent workers cannot corrupt them; a worker that cannot see the results directory fails
   its run with a message instead of silently caching elsewhere.
+- **Losing the cluster.** When the local Ray node dies (or a remote cluster becomes
+  unreachable) a run fails with :class:`~reliability_lab.errors.ExecutorLostError`: the
+  command line says so in one line and exits 130, like an interrupted run; finished runs are
+  recorded and a rerun resumes.
 - **Rate limit.** ``llm.max_calls_per_minute`` is one :class:`~reliability_lab.llm.CallSpacing`
   held by one Ray actor that every worker (and the driver) asks before each provider call.
 
@@ -21,6 +25,7 @@ Ray is imported only here, and only when such an experiment starts (docs/distrib
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 import socket
@@ -32,7 +37,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from reliability_lab.errors import ConfigError
+from reliability_lab.errors import ConfigError, ExecutorLostError
 from reliability_lab.llm._ratelimit import CallSpacing
 from reliability_lab.results.store import HEADER_FILE
 from reliability_lab.runner.execution import ExecuteFn, RunOutput, execute_one, make_context
@@ -192,15 +197,34 @@ class RayRuns:
             What the run raised in the worker (a harness bug), or Ray's error when the run's
             worker died more than :data:`MAX_TASK_RETRIES` times.
         """
-        ref = self._task.remote(self._shared, spec)
+        errors = self._ray.exceptions
         try:
+            ref = self._task.remote(self._shared, spec)
             output: RunOutput = await ref
         except asyncio.CancelledError:  # Ctrl-C / SIGTERM: stop the cluster's work too
-            self._ray.cancel(ref)
+            with contextlib.suppress(Exception):  # a lost cluster cannot cancel anything
+                self._ray.cancel(ref)
             raise
-        except self._ray.exceptions.RayTaskError as exc:
+        except errors.RayTaskError as exc:
             cause = getattr(exc, "cause", None)
             if isinstance(cause, Exception):
                 raise cause from None
             raise
+        except _lost_errors(errors) as exc:
+            raise ExecutorLostError(_lost_message(exc)) from exc
         return output
+
+
+def _lost_errors(errors: ModuleType) -> tuple[type[BaseException], ...]:
+    """Ray's exceptions meaning the node or cluster itself went away (not one run's worker)."""
+    names = ("LocalRayletDiedError", "NodeDiedError", "RaySystemError", "ObjectLostError")
+    return (*(getattr(errors, n) for n in names if hasattr(errors, n)), ConnectionError)
+
+
+def _lost_message(exc: BaseException) -> str:
+    """One line: what was lost and what to do."""
+    first = (str(exc).strip().splitlines() or [""])[0][:160]
+    return (
+        f"the Ray cluster running the experiment was lost ({type(exc).__name__}: {first}); "
+        "finished runs are saved — run the same command again to resume"
+    )

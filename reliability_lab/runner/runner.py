@@ -19,6 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from reliability_lab.errors import ExperimentError
 from reliability_lab.experiment.config import ExperimentConfig, load_config, parse_config
 from reliability_lab.experiment.plan import build_plan, resolve_tasks
 from reliability_lab.experiment.selection import (
@@ -32,6 +33,7 @@ from reliability_lab.results.outcome import ExperimentOutcome
 from reliability_lab.results.store import RESULTS_FILE, ResultsWriter
 from reliability_lab.results.summary import summarize_directory
 from reliability_lab.results.traces import make_scorer, trace_maker
+from reliability_lab.results.write_failure import write_failure
 from reliability_lab.runner.adaptive import adaptive_keys, run_adaptive
 from reliability_lab.runner.execution import (
     ExecuteFn,
@@ -52,10 +54,6 @@ if TYPE_CHECKING:
 from reliability_lab._sync import run_sync
 
 __all__ = ["ExperimentError", "ExperimentOutcome", "arun_experiment", "run_experiment"]
-
-
-class ExperimentError(RuntimeError):
-    """Runs raised unexpected exceptions (harness bugs); they were not recorded."""
 
 
 RunOne = Callable[["RunSpec"], Awaitable[RunOutput]]
@@ -160,7 +158,13 @@ async def arun_experiment(
                 agents={s.agent for s in pending},
                 conditions={s.condition for s in pending},
             )
-        return await _run_locked(config, tasks, plan, existing, pending, execute, progress)
+        try:
+            return await _run_locked(config, tasks, plan, existing, pending, execute, progress)
+        except OSError as exc:  # disk full, an immutable file: say which and what is safe
+            failure = write_failure(exc, config.output_dir())
+            if failure is None:
+                raise
+            raise failure from exc
 
 
 async def _execute_locked(
@@ -234,6 +238,9 @@ async def _run_locked(
         )
     if failures:
         key, exc = failures[0]
+        failure = write_failure(exc, out) if isinstance(exc, OSError) else None
+        if failure is not None:
+            raise failure from exc
         raise ExperimentError(
             f"{len(failures)} run(s) raised an unexpected exception and were not recorded "
             f"(first: run {key}: {type(exc).__name__}: {exc}). Finished runs are saved in "
@@ -317,6 +324,9 @@ def run_experiment(
         A damaged or duplicate record in ``results.jsonl`` (nothing is executed).
     ExperimentError
         Some runs raised unexpected exceptions (they are not recorded; rerun to retry).
+    ResultsWriteError
+        A results file could not be written (disk full, an immutable file): the message names
+        it and the runs safely recorded; rerun to resume.
 
     Notes
     -----

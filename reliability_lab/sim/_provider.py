@@ -86,9 +86,16 @@ class SimProvider(CustomLLM):
         )
         return response
 
-    async def acompletion(
+    def acompletion(  # type: ignore[override]
         self, model: str, messages: list, *args: Any, **kwargs: Any
     ) -> ModelResponse:
+        """The reply itself, not a coroutine.
+
+        litellm calls this on a worker thread (``run_in_executor``) and awaits a coroutine it
+        returns only afterwards; a coroutine made there and abandoned when the run is
+        cancelled (Ctrl-C) would warn "coroutine ... was never awaited" at exit. The
+        simulation is pure computation, so the reply is made on that thread and returned.
+        """
         return self.completion(model, messages, *args, **kwargs)
 
     def embedding(

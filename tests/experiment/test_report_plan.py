@@ -42,7 +42,7 @@ def test_missing_agent_fails_its_gate_and_is_reported(
     out = _copy(finished_dir, tmp_path)
     rewrite_lines(out, lambda lines: [x for x in lines if json.loads(x)["agent"] != "inc"])
     capsys.readouterr()
-    assert main(["report", str(out)]) == 1  # was ✓ PASSED, exit 0
+    assert main(["report", str(out), "--write-summary"]) == 1  # was ✓ PASSED, exit 0
     stdout = capsys.readouterr().out
     half = TINY_PLANNED // 2
     assert f"Total runs: {half} of {TINY_PLANNED} planned ({half} missing: inc {half})" in stdout

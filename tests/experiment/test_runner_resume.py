@@ -139,6 +139,7 @@ def test_results_directory_layout(tmp_path: Path, write_config: Callable) -> Non
         "aggregate_stats.json",
         "cache",
         "header.json",
+        "reliability_lab.json",
         "results.jsonl",
         "run_1",
         "run_2",
