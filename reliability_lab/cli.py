@@ -88,6 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     validate = sub.add_parser("validate", help="check an experiment config without running it")
     validate.add_argument("config", metavar="CONFIG", help="experiment YAML file")
     _add_figures_parser(sub)
+    _add_show_parser(sub)
     repair = sub.add_parser(
         "repair",
         help="keep one record per run in a results directory (dropped lines are audited)",
@@ -305,6 +306,51 @@ def _cmd_figures(args: argparse.Namespace) -> int:
     return EXIT_PASSED
 
 
+def _add_show_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    show = sub.add_parser(
+        "show",
+        help="list the runs of a results directory, or print one run's transcript",
+        description="List the runs of a results directory in the experiment's order (filters "
+        "combine), or print one run's transcript with --run "
+        '(docs/results.md, "Looking at runs").',
+    )
+    show.add_argument("directory", metavar="DIR", help="results directory")
+    show.add_argument("--run", metavar="KEY", help="AGENT|TASK|CONDITION|VARIANT|RUN to print")
+    show.add_argument("--failed", action="store_true", help="only runs that failed")
+    show.add_argument("--agent", metavar="LABEL", help="only this agent's runs")
+    show.add_argument("--task", metavar="TASK_ID", help="only this task's runs")
+    show.add_argument("--condition", metavar="NAME", help="only this condition's runs")
+    show.add_argument(
+        "--inconsistent",
+        action="store_true",
+        help="only tasks whose repeated runs (one agent, one condition variant) disagree",
+    )
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    from reliability_lab.viewer import (
+        RunFilter,
+        filter_runs,
+        format_run_list,
+        format_transcript,
+        read_view,
+    )
+
+    view = read_view(args.directory)
+    if args.run is not None:
+        print(format_transcript(view, args.run))
+        return EXIT_PASSED
+    selection = RunFilter(
+        failed=args.failed,
+        agent=args.agent,
+        task=args.task,
+        condition=args.condition,
+        inconsistent=args.inconsistent,
+    )
+    print(format_run_list(view, filter_runs(view.runs, selection)))
+    return EXIT_PASSED
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
     from reliability_lab.experiment.config import load_config
     from reliability_lab.experiment.plan import build_plan, resolve_tasks
@@ -408,6 +454,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "figures": _cmd_figures,
         "validate": _cmd_validate,
         "repair": _cmd_repair,
+        "show": _cmd_show,
     }
     try:
         with _cli_process():
