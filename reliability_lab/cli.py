@@ -89,6 +89,15 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("config", metavar="CONFIG", help="experiment YAML file")
     _add_figures_parser(sub)
     _add_show_parser(sub)
+    html = sub.add_parser(
+        "html",
+        help="write the self-contained HTML reliability report of a results directory",
+        description="Write one HTML file (no network, no external assets) with provenance, "
+        "the per-agent table, every figure, robustness, safety, the paired comparison and "
+        'the runs of every task (docs/results.md, "The HTML report").',
+    )
+    html.add_argument("directory", metavar="DIR", help="results directory")
+    html.add_argument("-o", "--output", metavar="FILE", help="default: DIR/report.html")
     repair = sub.add_parser(
         "repair",
         help="keep one record per run in a results directory (dropped lines are audited)",
@@ -351,6 +360,13 @@ def _cmd_show(args: argparse.Namespace) -> int:
     return EXIT_PASSED
 
 
+def _cmd_html(args: argparse.Namespace) -> int:
+    from reliability_lab.html import write_html_report
+
+    print(f"HTML report written to {write_html_report(args.directory, args.output)}")
+    return EXIT_PASSED
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
     from reliability_lab.experiment.config import load_config
     from reliability_lab.experiment.plan import build_plan, resolve_tasks
@@ -455,6 +471,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "validate": _cmd_validate,
         "repair": _cmd_repair,
         "show": _cmd_show,
+        "html": _cmd_html,
     }
     try:
         with _cli_process():

@@ -32,7 +32,10 @@ from reliability_lab.report.registry import (
     explain_undefined,
     metric_table_markdown,
 )
-from reliability_lab.report.robustness import robustness_by_intensity
+from reliability_lab.report.robustness import (
+    robustness_by_intensity,
+    robustness_intervals_by_intensity,
+)
 from reliability_lab.report.safety import safety_findings, safety_scope, violation_counts
 from reliability_lab.report.text import format_report, value_with_ci
 
@@ -54,6 +57,7 @@ __all__ = [
     "reliability_report",
     "robustness_by_intensity",
     "robustness_by_variant",
+    "robustness_intervals_by_intensity",
     "safety_findings",
     "safety_scope",
     "value_with_ci",

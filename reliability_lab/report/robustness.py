@@ -12,7 +12,9 @@ paraphrases of one strength, so accuracy can be plotted against the fault rate o
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,6 +26,7 @@ __all__ = [
     "fault_rate_of",
     "intensity_sort_key",
     "robustness_by_intensity",
+    "robustness_intervals_by_intensity",
     "robustness_table",
     "variant_intensities",
 ]
@@ -143,3 +146,50 @@ def robustness_by_intensity(runs: pd.DataFrame) -> pd.DataFrame:
         ),
     )
     return out.iloc[order].reset_index(drop=True)
+
+
+def robustness_intervals_by_intensity(
+    runs: pd.DataFrame,
+    *,
+    profile: Any = "default",
+    n_boot: int = 1000,
+    confidence_level: float = 0.95,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """:func:`robustness_by_intensity` with a bootstrap interval on each robustness.
+
+    Each intensity of a condition with a robustness metric (``R_fault``, ``R_struct``,
+    ``R_prompt``; docs/methodology.md, "Robustness") is reported on its own: the baseline runs
+    plus that intensity's runs go through :func:`~reliability_lab.reliability_report` — the one
+    bootstrap over tasks every interval of the report comes from — and its metric's value and
+    interval become ``robustness``, ``robustness_lo`` and ``robustness_hi``. Conditions
+    without a metric keep NaN intervals.
+    """
+    from reliability_lab.report._report import reliability_report
+    from reliability_lab.runs import PERTURBATION_CONDITIONS
+
+    table = robustness_by_intensity(runs)
+    table["robustness_lo"] = np.nan
+    table["robustness_hi"] = np.nan
+    checked = validate_run_table(runs, source="runs")
+    intensities = variant_intensities(checked)
+    for (condition, intensity), rows in table.groupby(["condition", "intensity"], sort=False):
+        metric = PERTURBATION_CONDITIONS.get(str(condition))
+        if metric is None:
+            continue
+        keep = (checked["condition"] == BASELINE) | (
+            (checked["condition"] == condition) & (intensities == intensity)
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            report = reliability_report(
+                checked[keep],
+                profile=profile,
+                n_boot=n_boot,
+                confidence_level=confidence_level,
+                seed=seed,
+            )
+        for bound in ("lo", "hi"):
+            values = report[f"{metric}_{bound}"].reindex(rows["agent"]).to_numpy(dtype=float)
+            table.loc[rows.index, f"robustness_{bound}"] = values
+    return table
