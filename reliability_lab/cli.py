@@ -89,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("config", metavar="CONFIG", help="experiment YAML file")
     _add_figures_parser(sub)
     _add_show_parser(sub)
+    _add_table_parser(sub)
     html = sub.add_parser(
         "html",
         help="write the self-contained HTML reliability report of a results directory",
@@ -360,6 +361,47 @@ def _cmd_show(args: argparse.Namespace) -> int:
     return EXIT_PASSED
 
 
+def _add_table_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    table = sub.add_parser(
+        "table",
+        help="the per-agent table of a results directory as LaTeX (booktabs) or Markdown",
+        description="Print (or write with -o) the per-agent table of summary.json as a paper "
+        "prints it: point estimates with intervals, n/a with the reason in a note "
+        '(docs/results.md, "Tables for a paper").',
+    )
+    table.add_argument("directory", metavar="DIR", help="results directory")
+    kind = table.add_mutually_exclusive_group(required=True)
+    kind.add_argument("--latex", action="store_true", help="a booktabs table environment")
+    kind.add_argument("--markdown", action="store_true", help="a Markdown table")
+    table.add_argument(
+        "--metric",
+        action="append",
+        metavar="NAME",
+        help="a column (repeatable; default: accuracy, R_Con, R_Pred, R_Rob, R, R_saf)",
+    )
+    table.add_argument("--digits", type=_positive_int, default=2, metavar="D", help="decimals")
+    table.add_argument("-o", "--output", metavar="FILE", help="write there instead of stdout")
+
+
+def _cmd_table(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from reliability_lab.experiment.results import load_report
+    from reliability_lab.viewer.runs import in_config_order
+    from reliability_lab.viewer.tables import DEFAULT_TABLE_METRICS, latex_table, markdown_table
+
+    report = in_config_order(load_report(args.directory), args.directory)
+    metrics = args.metric or DEFAULT_TABLE_METRICS
+    render = latex_table if args.latex else markdown_table
+    text = render(report, metrics=metrics, digits=args.digits)
+    if args.output:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+        print(f"Table written to {args.output}")
+    else:
+        print(text)
+    return EXIT_PASSED
+
+
 def _cmd_html(args: argparse.Namespace) -> int:
     from reliability_lab.html import write_html_report
 
@@ -472,6 +514,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "repair": _cmd_repair,
         "show": _cmd_show,
         "html": _cmd_html,
+        "table": _cmd_table,
     }
     try:
         with _cli_process():

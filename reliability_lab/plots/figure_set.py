@@ -241,21 +241,6 @@ def _check_report_matches(report: pd.DataFrame, runs: pd.DataFrame, where: str) 
         )
 
 
-def _config_order(report: pd.DataFrame, directory: str | os.PathLike[str]) -> pd.DataFrame:
-    """``report``'s rows in the order the experiment's config lists the agents (when the
-    directory has a header), so every figure, legend and comparison follows it."""
-    from reliability_lab.experiment.store import read_header
-
-    try:
-        order = list(read_header(directory).models)
-    except RunTableError:
-        return report
-    agents = [str(a) for a in report.index]
-    ordered = report.loc[[a for a in order if a in agents] + [a for a in agents if a not in order]]
-    ordered.attrs.update(report.attrs)
-    return ordered
-
-
 def figure_data(
     source: pd.DataFrame | str | os.PathLike[str],
     *,
@@ -293,12 +278,13 @@ def figure_data(
                 report = reliability_report(runs, profile=profile, n_boot=n_boot, seed=seed)
     else:
         from reliability_lab.experiment.results import load_report, read_results
+        from reliability_lab.viewer.runs import in_config_order
 
         where = str(source)
         runs, records = read_results(source)
         if runs.empty:
             raise RunTableError(f"{where}: no finished runs; nothing to draw")
-        report = _config_order(load_report(source) if report is None else report, source)
+        report = in_config_order(load_report(source) if report is None else report, source)
         _check_report_matches(report, runs, where)
     prof = get_profile(
         MetricProfile(**report.attrs["profile"]) if "profile" in report.attrs else profile

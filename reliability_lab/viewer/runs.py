@@ -19,12 +19,19 @@ from typing import Any
 
 import pandas as pd
 
-from reliability_lab.errors import ConfigError
+from reliability_lab.errors import ConfigError, RunTableError
 from reliability_lab.experiment.results import read_results
 from reliability_lab.experiment.store import read_header
 from reliability_lab.runs import KEY_COLUMNS, session_id
 
-__all__ = ["RunFilter", "ViewedResults", "filter_runs", "format_run_list", "read_view"]
+__all__ = [
+    "RunFilter",
+    "ViewedResults",
+    "filter_runs",
+    "format_run_list",
+    "in_config_order",
+    "read_view",
+]
 
 #: Shown in place of a value that was not recorded.
 NOT_RECORDED = "–"
@@ -68,6 +75,18 @@ def _ordered(values: pd.Series, preferred: Sequence[str] | Mapping[str, Any]) ->
 
 def _rank(values: pd.Series, order: list[str]) -> pd.Series:
     return values.astype(str).map({v: i for i, v in enumerate(order)})
+
+
+def in_config_order(report: pd.DataFrame, directory: str | os.PathLike[str]) -> pd.DataFrame:
+    """``report``'s rows (indexed by agent) in the order the experiment's config lists the
+    agents, when ``directory`` has a header; agents it does not list follow, sorted."""
+    try:
+        models = read_header(directory).models
+    except RunTableError:
+        return report
+    ordered = report.loc[_ordered(pd.Series(report.index, dtype=object), models)]
+    ordered.attrs.update(report.attrs)
+    return ordered
 
 
 def experiment_order(runs: pd.DataFrame, header: Mapping[str, Any]) -> pd.DataFrame:
