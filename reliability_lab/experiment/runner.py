@@ -37,7 +37,7 @@ from reliability_lab.experiment.lock import DirectoryLock
 from reliability_lab.experiment.plan import build_plan, resolve_tasks
 from reliability_lab.experiment.preflight import check_preflight
 from reliability_lab.experiment.prepare import attach_prepared, prepare_conditions
-from reliability_lab.experiment.progress import progress_bar
+from reliability_lab.experiment.progress import TalliedProgress, progress_bar
 from reliability_lab.experiment.results import records_to_run_table
 from reliability_lab.experiment.store import (
     HEADER_FILE,
@@ -196,7 +196,7 @@ class _Recorder:
             self._writer.append(record)
 
         await asyncio.to_thread(persist)
-        self._bar.update(1)
+        self._bar.finished(record)
 
 
 async def _execute_all(
@@ -221,14 +221,10 @@ async def _execute_all(
     return failures
 
 
-def _grow(bar: Any) -> Callable[[int], None]:
+def _grow(bar: TalliedProgress) -> Callable[[int], None]:
     """Add runs planned on the way (adaptive rounds) to the progress bar's total."""
 
-    def grow(n: int) -> None:
-        bar.total = (bar.total or 0) + n
-        bar.refresh()
-
-    return grow
+    return bar.grow
 
 
 async def _with_prepared(
