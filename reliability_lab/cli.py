@@ -297,6 +297,16 @@ def _add_figures_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     figures.add_argument(
         "--output", metavar="DIR", help="where to write them (default: RESULTS_DIR/figures)"
     )
+    figures.add_argument(
+        "--only", action="append", metavar="NAME", help="only this figure (repeatable)"
+    )
+    figures.add_argument(
+        "--format",
+        action="append",
+        choices=("pdf", "png", "svg"),
+        dest="formats",
+        help="file format (repeatable; default: pdf and png)",
+    )
 
 
 def _cmd_figures(args: argparse.Namespace) -> int:
@@ -307,12 +317,21 @@ def _cmd_figures(args: argparse.Namespace) -> int:
     results = Path(args.results)
     if not results.is_dir():
         raise ConfigError(f"{results}: not a results directory")
-    saved = save_all(results, Path(args.output) if args.output else results / "figures")
+    out = Path(args.output) if args.output else results / "figures"
+    try:
+        saved = save_all(
+            results, out, formats=tuple(args.formats or ("pdf", "png")), only=args.only
+        )
+    except ValueError as exc:
+        raise ConfigError(f"--only: {exc}") from None
     for name, files in saved.written.items():
         print(f"  {name}: {', '.join(f.suffix.lstrip('.') for f in files)}")
     for name, reason in saved.skipped.items():
         print(f"  {name}: skipped ({reason})")
-    print(f"{len(saved.written)} figures written to {saved.directory}")
+    print(
+        f"{len(saved.written)} figures written to {saved.directory} "
+        "(captions and data: manifest.json)"
+    )
     return EXIT_PASSED
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import matplotlib as mpl
 
+from reliability_lab.plots._provenance import add_provenance
 from reliability_lab.plots.figure_set import FIGURES, FigureData
 from reliability_lab.plots.style import paper_style
 
@@ -52,5 +53,6 @@ def inline_figures(data: FigureData) -> list[InlineFigure]:
             if reason is not None:
                 out.append(InlineFigure(spec.name, spec.what, None, reason))
                 continue
-            out.append(InlineFigure(spec.name, spec.what, _svg(spec.draw(data), spec.name)))
+            figure = add_provenance(spec.draw(data), data)
+            out.append(InlineFigure(spec.name, spec.what, _svg(figure, spec.name)))
     return out
