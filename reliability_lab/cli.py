@@ -85,8 +85,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_report_parser(sub)
     _add_compare_parser(sub)
-    validate = sub.add_parser("validate", help="check an experiment config without running it")
+    validate = sub.add_parser(
+        "validate",
+        help="check an experiment config without running it (no API key needed)",
+        description="Check a config: fields, tasks, conditions, model routing. API keys are "
+        "checked only with --preflight (and by `run` before it starts).",
+    )
     validate.add_argument("config", metavar="CONFIG", help="experiment YAML file")
+    validate.add_argument(
+        "--preflight",
+        action="store_true",
+        help="also check that every provider's API key is set, as `run` does",
+    )
     _add_figures_parser(sub)
     _add_show_parser(sub)
     _add_table_parser(sub)
@@ -190,6 +200,26 @@ _IMPORT_OPTIONS = (
 )
 
 
+_REANALYSIS_OPTIONS = ("profile", "n_boot", "seed", "gate")
+
+
+def _reanalysis(args: argparse.Namespace) -> dict[str, object]:
+    """The config fields ``report DIR`` changes for a re-analysis of a results directory."""
+    from reliability_lab.experiment.store import read_header
+
+    out: dict[str, object] = {}
+    if args.profile:
+        out["profile"] = args.profile
+    if args.seed is not None:
+        out["seed"] = args.seed
+    if args.gate:
+        out["gates"] = list(args.gate)
+    if args.n_boot:
+        stored = read_header(args.path).config.get("report") or {}
+        out["report"] = {**stored, "n_boot": args.n_boot}
+    return out
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from reliability_lab.experiment.console import format_summary, verdict
     from reliability_lab.experiment.imported import import_config
@@ -198,13 +228,24 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     fmt = args.format or detect_format(args.path)
     if fmt == "results":
-        given = [f"--{o.replace('_', '-')}" for o in _IMPORT_OPTIONS if getattr(args, o)]
+        given = [
+            f"--{o.replace('_', '-')}"
+            for o in _IMPORT_OPTIONS
+            if getattr(args, o) and o not in _REANALYSIS_OPTIONS
+        ]
         if given:
             raise ConfigError(
                 f"{args.path}: {', '.join(given)} apply to imported logs; a results "
-                "directory takes its settings and gates from its config"
+                "directory re-analysed takes only --profile, --n-boot, --seed and --gate"
             )
-        summary = summarize_directory(args.path)
+        reanalysis = _reanalysis(args)
+        summary = summarize_directory(args.path, reanalysis=reanalysis)
+        if reanalysis:
+            changed = ", ".join(f"{k}" for k in reanalysis)
+            print(
+                f"Re-analysis ({changed} changed; summary.json, the report of record, is left "
+                "as it is):"
+            )
     else:
         if args.scorer and fmt != "inspect":
             raise ConfigError(f"--scorer applies to inspect logs, not to {fmt!r}")
@@ -437,7 +478,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     tasks = resolve_tasks(config, source=args.config)
     plan = build_plan(config, tasks, source=args.config)
-    check_preflight(config, source=args.config)
+    check_preflight(config, source=args.config, keys=args.preflight)
     n_variants = sum(len(c.resolved_variants()) for c in config.conditions)
     per_task = sum(len(c.resolved_variants()) * config.condition_runs(c) for c in config.conditions)
     shape = (
@@ -454,6 +495,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     sim = [a.label for a in config.agents if is_simulated_model(a.model)]
     if sim:
         print(f"note: simulated model (sim/...) used by: {', '.join(sim)}")
+    if not args.preflight and len(sim) < len(config.agents):
+        print("note: API keys not checked (validate --preflight, and run, check them)")
     return EXIT_PASSED
 
 

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from reliability_lab._secrets import redact
-from reliability_lab.errors import RunTableError, UndefinedMetricWarning
+from reliability_lab.errors import ConfigError, RunTableError, UndefinedMetricWarning
 from reliability_lab.experiment._jsonio import dumps, write_json_atomic
 from reliability_lab.experiment.adaptive import adaptive_summary
 from reliability_lab.experiment.audit import audit_counts
@@ -351,7 +351,9 @@ def _write_run_dirs(
         )
 
 
-def summarize_directory(directory: str | Path) -> ExperimentSummary:
+def summarize_directory(
+    directory: str | Path, *, reanalysis: Mapping[str, Any] | None = None
+) -> ExperimentSummary:
     """Recompute and write ``summary.json``, ``run_k/`` and ``aggregate_stats.json``.
 
     Parameters
@@ -359,6 +361,10 @@ def summarize_directory(directory: str | Path) -> ExperimentSummary:
     directory : path-like
         A results directory with ``header.json`` and ``results.jsonl`` (written by an
         experiment, or by ``reliability-lab report LOGS --output DIR`` from imported logs).
+    reanalysis : mapping, optional
+        Config fields to change for this analysis only (``profile``, ``report``, ``gates``,
+        ``seed``; ``reliability-lab report DIR --profile/--n-boot/--gate``). With it nothing is
+        written: the run's own ``summary.json`` stays the report of record.
 
     Returns
     -------
@@ -376,6 +382,11 @@ def summarize_directory(directory: str | Path) -> ExperimentSummary:
         config = ImportConfig.model_validate(header.config)
     else:
         config = ExperimentConfig.model_validate(header.config)
+    if reanalysis:
+        try:
+            config = type(config).model_validate({**config.model_dump(mode="json"), **reanalysis})
+        except ValueError as exc:
+            raise ConfigError(f"{out}: invalid re-analysis setting: {exc}") from None
     records = read_result_lines(out / RESULTS_FILE, repair=False)
     keys = check_run_keys(records, out / RESULTS_FILE)
     plan = header_plan(header, out)
@@ -383,7 +394,7 @@ def summarize_directory(directory: str | Path) -> ExperimentSummary:
     runs = records_to_run_table(records, source=str(out / RESULTS_FILE))
     if runs.empty:
         raise RunTableError(f"{out / RESULTS_FILE}: no finished runs yet; nothing to summarise")
-    return _summarize(runs, header, config, out, records, coverage)
+    return _summarize(runs, header, config, out, None if reanalysis else records, coverage)
 
 
 def summarize_imported(
