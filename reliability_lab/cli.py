@@ -100,6 +100,16 @@ def _parser() -> argparse.ArgumentParser:
     _add_figures_parser(sub)
     _add_show_parser(sub)
     _add_table_parser(sub)
+    catalog = sub.add_parser(
+        "list",
+        help="what a config can name: environments, simulated profiles, metrics, conditions",
+    )
+    catalog.add_argument(
+        "section",
+        nargs="?",
+        choices=("environments", "simulated", "metrics", "profiles", "conditions"),
+        help="one section only (default: all)",
+    )
     html = sub.add_parser(
         "html",
         help="write the self-contained HTML reliability report of a results directory",
@@ -462,6 +472,13 @@ def _cmd_table(args: argparse.Namespace) -> int:
     return EXIT_PASSED
 
 
+def _cmd_list(args: argparse.Namespace) -> int:
+    from reliability_lab.viewer.catalog import SECTIONS, format_catalog
+
+    print(format_catalog((args.section,) if args.section else SECTIONS))
+    return EXIT_PASSED
+
+
 def _cmd_html(args: argparse.Namespace) -> int:
     from reliability_lab.html import write_html_report
 
@@ -577,6 +594,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "show": _cmd_show,
         "html": _cmd_html,
         "table": _cmd_table,
+        "list": _cmd_list,
     }
     try:
         with _cli_process():
