@@ -5,7 +5,6 @@ comparison and the per-task drill-down with transcripts of failed runs."""
 from __future__ import annotations
 
 import datetime as dt
-import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from reliability_lab.experiment.summary import SIMULATED_NOTICE
 from reliability_lab.html._figures import inline_figures
 from reliability_lab.plots.figure_set import figure_data
 from reliability_lab.report import METRIC_REGISTRY, robustness_intervals_by_intensity
-from reliability_lab.report.text import metric_note, value_with_ci
+from reliability_lab.report.text import _number, metric_note, value_with_ci
 from reliability_lab.runs import SEVERITY_WEIGHTS
 from reliability_lab.viewer.runs import ViewedResults, display_rows, read_view
 from reliability_lab.viewer.transcript import transcript_sections
@@ -32,17 +31,9 @@ TABLE_METRICS: tuple[str, ...] = SUMMARY_METRICS + tuple(
 )
 
 
-def _finite(value: Any) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
-
-
 def _cell(row: Mapping[str, Any], name: str, digits: int = 2) -> dict[str, Any]:
     """A table cell: text with interval, sortable value, and the note (why n/a)."""
-    value = _finite(row.get(name))
+    value = _number(row.get(name))
     return {
         "text": value_with_ci(row, name, digits=digits),
         "value": "" if value is None else repr(value),

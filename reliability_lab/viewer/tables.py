@@ -8,14 +8,12 @@ interval; an undefined value is ``n/a`` with a note mark, and the notes below th
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 import pandas as pd
 
 from reliability_lab.errors import ConfigError
-from reliability_lab.report.text import metric_note
+from reliability_lab.report.text import _number, metric_note
 
 __all__ = ["DEFAULT_TABLE_METRICS", "latex_table", "markdown_table"]
 
@@ -53,14 +51,6 @@ def _latex_symbol(metric: str) -> str:
     return f"${base}_{{\\mathrm{{{sub.replace('_', ',')}}}}}$"
 
 
-def _number(value: Any) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
-
-
 def _check(report: pd.DataFrame, metrics: Sequence[str]) -> None:
     unknown = [m for m in metrics if m not in report.columns]
     if unknown:
@@ -81,18 +71,31 @@ class _Notes:
 
 
 def _cells(
-    report: pd.DataFrame, metrics: Sequence[str], digits: int, notes: _Notes
-) -> list[tuple[str, list[tuple[float | None, float | None, float | None, str]]]]:
-    """Per agent: (value, lo, hi, n/a mark) of each metric."""
+    report: pd.DataFrame,
+    metrics: Sequence[str],
+    digits: int,
+    notes: _Notes,
+    *,
+    na: Callable[[str], str],
+    interval: Callable[[str, str, str], str],
+) -> list[tuple[str, list[str]]]:
+    """Per agent, each metric's cell: ``interval(value, lo, hi)``, the bare value when the
+    interval is missing, or ``na(mark)`` with the mark of the reason it is undefined."""
     rows = []
     for agent, row in report.iterrows():
-        cells = []
+        texts = []
         for metric in metrics:
             value = _number(row.get(metric))
-            mark = "" if value is not None else notes.mark(metric_note(row, metric) or "undefined")
             lo, hi = _number(row.get(f"{metric}_lo")), _number(row.get(f"{metric}_hi"))
-            cells.append((value, lo, hi, mark))
-        rows.append((str(agent), cells))
+            if value is None:
+                texts.append(na(notes.mark(metric_note(row, metric) or "undefined")))
+            elif lo is None or hi is None:
+                texts.append(f"{value:.{digits}f}")
+            else:
+                texts.append(
+                    interval(f"{value:.{digits}f}", f"{lo:.{digits}f}", f"{hi:.{digits}f}")
+                )
+        rows.append((str(agent), texts))
     return rows
 
 
@@ -115,7 +118,14 @@ def latex_table(
     """
     _check(report, metrics)
     notes = _Notes()
-    rows = _cells(report, metrics, digits, notes)
+    rows = _cells(
+        report,
+        metrics,
+        digits,
+        notes,
+        na=lambda mark: f"n/a$^{{{mark}}}$",
+        interval=lambda v, lo, hi: f"{v} {{\\scriptsize [{lo}, {hi}]}}",
+    )
     level = latex_escape(_level(report))
     caption = caption or (
         f"Reliability per agent: point estimate and {level} bootstrap interval over tasks."
@@ -130,17 +140,7 @@ def latex_table(
         "Agent & " + " & ".join(_latex_symbol(m) for m in metrics) + r" \\",
         r"\midrule",
     ]
-    for agent, cells in rows:
-        texts = []
-        for value, lo, hi, mark in cells:
-            if value is None:
-                texts.append(f"n/a$^{{{mark}}}$")
-            elif lo is None or hi is None:
-                texts.append(f"{value:.{digits}f}")
-            else:
-                texts.append(
-                    f"{value:.{digits}f} {{\\scriptsize [{lo:.{digits}f}, {hi:.{digits}f}]}}"
-                )
+    for agent, texts in rows:
         lines.append(latex_escape(agent) + " & " + " & ".join(texts) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     if notes.reasons:
@@ -156,20 +156,19 @@ def markdown_table(
     """A GitHub-flavoured Markdown table of ``report``, with n/a notes below it."""
     _check(report, metrics)
     notes = _Notes()
-    rows = _cells(report, metrics, digits, notes)
+    rows = _cells(
+        report,
+        metrics,
+        digits,
+        notes,
+        na=lambda mark: f"n/a<sup>{mark}</sup>",
+        interval=lambda v, lo, hi: f"{v} [{lo}, {hi}]",
+    )
     lines = [
         "| agent | " + " | ".join(metrics) + " |",
         "|---|" + "---:|" * len(metrics),
     ]
-    for agent, cells in rows:
-        texts = []
-        for value, lo, hi, mark in cells:
-            if value is None:
-                texts.append(f"n/a<sup>{mark}</sup>")
-            elif lo is None or hi is None:
-                texts.append(f"{value:.{digits}f}")
-            else:
-                texts.append(f"{value:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]")
+    for agent, texts in rows:
         escaped = agent.replace("|", "\\|")
         lines.append(f"| {escaped} | " + " | ".join(texts) + " |")
     lines += ["", f"Point estimate [{_level(report)} bootstrap interval over tasks]."]
