@@ -102,10 +102,41 @@ def _parser() -> argparse.ArgumentParser:
     _add_filters(run)
     _add_report_parser(sub)
     _add_compare_parser(sub)
-    validate = sub.add_parser("validate", help="check an experiment config without running it")
+    validate = sub.add_parser(
+        "validate",
+        help="check an experiment config without running it (no API key needed)",
+        description="Check a config: fields, tasks, conditions, model routing. API keys are "
+        "checked only with --preflight (and by `run` before it starts).",
+    )
     validate.add_argument("config", metavar="CONFIG", help="experiment YAML file")
     _add_filters(validate)
+    validate.add_argument(
+        "--preflight",
+        action="store_true",
+        help="also check that every provider's API key is set, as `run` does",
+    )
     _add_figures_parser(sub)
+    _add_show_parser(sub)
+    _add_table_parser(sub)
+    catalog = sub.add_parser(
+        "list",
+        help="what a config can name: environments, simulated profiles, metrics, conditions",
+    )
+    catalog.add_argument(
+        "section",
+        nargs="?",
+        choices=("environments", "simulated", "metrics", "profiles", "conditions"),
+        help="one section only (default: all)",
+    )
+    html = sub.add_parser(
+        "html",
+        help="write the self-contained HTML reliability report of a results directory",
+        description="Write one HTML file (no network, no external assets) with provenance, "
+        "the per-agent table, every figure, robustness, safety, the paired comparison and "
+        'the runs of every task (docs/results.md, "The HTML report").',
+    )
+    html.add_argument("directory", metavar="DIR", help="results directory")
+    html.add_argument("-o", "--output", metavar="FILE", help="default: DIR/report.html")
     repair = sub.add_parser(
         "repair",
         help="keep one record per run in a results directory (dropped lines are audited)",
@@ -232,7 +263,7 @@ def _add_report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from reliability_lab.io.summarize import summarize_logs
+    from reliability_lab.io.summarize import reanalysed_settings, summarize_logs
     from reliability_lab.results.console import format_summary, verdict
 
     summary = summarize_logs(
@@ -251,6 +282,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
         output=args.output,
         write_summary=args.write_summary,
     )
+    changed = reanalysed_settings(
+        args.path, args.format, args.profile, args.n_boot, args.seed, args.gate
+    )
+    if changed:
+        print(
+            f"Re-analysis ({', '.join(changed)} changed; summary.json, the report of record, is "
+            "left as it is):"
+        )
     print(verdict(summary) if args.quiet else format_summary(summary))
     return EXIT_PASSED if summary.passed else EXIT_FAILED
 
@@ -316,6 +355,16 @@ def _add_figures_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     figures.add_argument(
         "--output", metavar="DIR", help="where to write them (default: RESULTS_DIR/figures)"
     )
+    figures.add_argument(
+        "--only", action="append", metavar="NAME", help="only this figure (repeatable)"
+    )
+    figures.add_argument(
+        "--format",
+        action="append",
+        choices=("pdf", "png", "svg"),
+        dest="formats",
+        help="file format (repeatable; default: pdf and png)",
+    )
 
 
 def _cmd_figures(args: argparse.Namespace) -> int:
@@ -326,12 +375,121 @@ def _cmd_figures(args: argparse.Namespace) -> int:
     results = Path(args.results)
     if not results.is_dir():
         raise ConfigError(f"{results}: not a results directory")
-    saved = save_all(results, Path(args.output) if args.output else results / "figures")
+    out = Path(args.output) if args.output else results / "figures"
+    try:
+        saved = save_all(
+            results, out, formats=tuple(args.formats or ("pdf", "png")), only=args.only
+        )
+    except ValueError as exc:
+        raise ConfigError(f"--only: {exc}") from None
     for name, files in saved.written.items():
         print(f"  {name}: {', '.join(f.suffix.lstrip('.') for f in files)}")
     for name, reason in saved.skipped.items():
         print(f"  {name}: skipped ({reason})")
-    print(f"{len(saved.written)} figures written to {saved.directory}")
+    print(
+        f"{len(saved.written)} figures written to {saved.directory} "
+        "(captions and data: manifest.json)"
+    )
+    return EXIT_PASSED
+
+
+def _add_show_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    show = sub.add_parser(
+        "show",
+        help="list the runs of a results directory, or print one run's transcript",
+        description="List the runs of a results directory in the experiment's order (filters "
+        "combine), or print one run's transcript with --run "
+        '(docs/results.md, "Looking at runs").',
+    )
+    show.add_argument("directory", metavar="DIR", help="results directory")
+    show.add_argument("--run", metavar="KEY", help="AGENT|TASK|CONDITION|VARIANT|RUN to print")
+    show.add_argument("--failed", action="store_true", help="only runs that failed")
+    show.add_argument("--agent", metavar="LABEL", help="only this agent's runs")
+    show.add_argument("--task", metavar="TASK_ID", help="only this task's runs")
+    show.add_argument("--condition", metavar="NAME", help="only this condition's runs")
+    show.add_argument(
+        "--inconsistent",
+        action="store_true",
+        help="only tasks whose repeated runs (one agent, one condition variant) disagree",
+    )
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    from reliability_lab.viewer import (
+        RunFilter,
+        filter_runs,
+        format_run_list,
+        format_transcript,
+        read_view,
+    )
+
+    view = read_view(args.directory)
+    if args.run is not None:
+        print(format_transcript(view, args.run))
+        return EXIT_PASSED
+    selection = RunFilter(
+        failed=args.failed,
+        agent=args.agent,
+        task=args.task,
+        condition=args.condition,
+        inconsistent=args.inconsistent,
+    )
+    print(format_run_list(view, filter_runs(view.runs, selection)))
+    return EXIT_PASSED
+
+
+def _add_table_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    table = sub.add_parser(
+        "table",
+        help="the per-agent table of a results directory as LaTeX (booktabs) or Markdown",
+        description="Print (or write with -o) the per-agent table of summary.json as a paper "
+        "prints it: point estimates with intervals, n/a with the reason in a note "
+        '(docs/results.md, "Tables for a paper").',
+    )
+    table.add_argument("directory", metavar="DIR", help="results directory")
+    kind = table.add_mutually_exclusive_group(required=True)
+    kind.add_argument("--latex", action="store_true", help="a booktabs table environment")
+    kind.add_argument("--markdown", action="store_true", help="a Markdown table")
+    table.add_argument(
+        "--metric",
+        action="append",
+        metavar="NAME",
+        help="a column (repeatable; default: accuracy, R_Con, R_Pred, R_Rob, R, R_saf)",
+    )
+    table.add_argument("--digits", type=_positive_int, default=2, metavar="D", help="decimals")
+    table.add_argument("-o", "--output", metavar="FILE", help="write there instead of stdout")
+
+
+def _cmd_table(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from reliability_lab.results.order import in_config_order
+    from reliability_lab.results.read import load_report
+    from reliability_lab.viewer.tables import DEFAULT_TABLE_METRICS, latex_table, markdown_table
+
+    report = in_config_order(load_report(args.directory), args.directory)
+    metrics = args.metric or DEFAULT_TABLE_METRICS
+    render = latex_table if args.latex else markdown_table
+    text = render(report, metrics=metrics, digits=args.digits)
+    if args.output:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+        print(f"Table written to {args.output}")
+    else:
+        print(text)
+    return EXIT_PASSED
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from reliability_lab.viewer.catalog import SECTIONS, format_catalog
+
+    print(format_catalog((args.section,) if args.section else SECTIONS))
+    return EXIT_PASSED
+
+
+def _cmd_html(args: argparse.Namespace) -> int:
+    from reliability_lab.html import write_html_report
+
+    print(f"HTML report written to {write_html_report(args.directory, args.output)}")
     return EXIT_PASSED
 
 
@@ -344,7 +502,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     _, config = load_filtered(args.config, tasks=args.tasks, agents=args.agents, limit=args.limit)
     tasks = resolve_tasks(config, source=args.config)
     n_runs = check_plan(config, tasks, source=args.config)
-    check_preflight(config, source=args.config)
+    check_preflight(config, source=args.config, keys=args.preflight)
     n_variants = sum(len(c.resolved_variants()) for c in config.conditions)
     per_task = sum(len(c.resolved_variants()) * config.condition_runs(c) for c in config.conditions)
     shape = (
@@ -363,6 +521,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     sim = [a.label for a in config.agents if a.model and is_simulated_model(a.model)]
     if sim:
         print(f"note: simulated model (sim/...) used by: {', '.join(sim)}")
+    if not args.preflight and len(sim) < len(config.agents):
+        print("note: API keys not checked (validate --preflight, and run, check them)")
     return EXIT_PASSED
 
 
@@ -452,6 +612,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "figures": _cmd_figures,
         "validate": _cmd_validate,
         "repair": _cmd_repair,
+        "show": _cmd_show,
+        "html": _cmd_html,
+        "table": _cmd_table,
+        "list": _cmd_list,
     }
     command: str | None = None
     try:  # Ctrl-C while the command's modules load is an interruption too, not a traceback

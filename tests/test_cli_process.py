@@ -84,7 +84,9 @@ def test_progress_in_a_log_is_lines_not_carriage_returns(
     assert proc.returncode == 0, stderr
     assert "\r" not in stderr
     assert stderr.splitlines()[0] == "Running tiny: 0/8 runs (0%)"
-    assert stderr.splitlines()[-1] == "Running tiny: 8/8 runs (100%)"
+    last = stderr.splitlines()[-1]
+    assert last.startswith("Running tiny: 8/8 runs (100%); success ")
+    assert "0 infra errors · $" in last and "(simulated price)" in last and "ETA" not in last
 
 
 def test_line_progress_prints_at_the_interval_only() -> None:

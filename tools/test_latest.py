@@ -1,10 +1,11 @@
 """``make test-latest``: the test suite on the newest versions pyproject.toml allows.
 
 ``make test`` installs the committed lock (requirements/lock.txt), so a new release of a
-dependency cannot turn a fresh clone red. This script shows what that release *would* do, before
-it bites: it installs ``.[dev,inspect,ray]`` afresh into ``.venv-latest`` (pip picks the newest
-version each range admits), runs the same pytest steps as ``make unit``, and writes the outcome,
-with every direct dependency's version beside the lock's, to docs/test-latest.md.
+dependency cannot turn a fresh clone red. This script shows what that release *would* do,
+before it bites: it installs the project with every extra afresh into ``.venv-latest`` (pip
+picks the newest version each range admits), runs the same pytest steps as ``make unit``, and
+writes the outcome, with every direct dependency's version beside the lock's, to
+docs/test-latest.md.
 
 Not part of ``make test`` and never blocking: a failure here is a reason to fix the code (or the
 tests' assumptions) before widening a range in pyproject.toml and running ``make lock``.
@@ -64,6 +65,12 @@ def direct_requirements() -> dict[str, str]:
     return {_name(e): e for e in entries}
 
 
+def _extras() -> str:
+    """Every extra pyproject.toml declares, comma-separated (what the lock covers)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return ",".join(project.get("optional-dependencies", {}))
+
+
 def locked_versions() -> dict[str, str]:
     """Name → version pinned in requirements/lock.txt."""
     pins = re.findall(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)", LOCK.read_text("utf-8"), re.M)
@@ -86,7 +93,7 @@ def _install(keep: bool) -> Path:
         shutil.rmtree(VENV, ignore_errors=True)
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
     subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", "--upgrade", "-e", ".[dev,inspect,ray]"],
+        [str(python), "-m", "pip", "install", "--quiet", "--upgrade", "-e", f".[{_extras()}]"],
         check=True,
         cwd=ROOT,
     )
@@ -122,7 +129,7 @@ def write_report(
         f"**{'passed' if ok else 'FAILED'}** "
         "(written by `make test-latest`, tools/test_latest.py).",
         "",
-        "`make test` installs requirements/lock.txt; this run installed `.[dev,inspect,ray]` "
+        f"`make test` installs requirements/lock.txt; this run installed `.[{_extras()}]` "
         "afresh with the newest release each range in pyproject.toml admits. Widen a range "
         "only after a passing run here, then `make lock`.",
         "",

@@ -601,6 +601,12 @@ class Environment:
         """
         return findings_to_dicts(run_detectors(view, self.detectors, self.constraints))
 
+    def task_metadata(self, task: Task) -> dict[str, Any]:
+        """Properties of ``task`` that become run-table columns (docs/run_table.md, "Extra
+        columns"), so an analysis can group by them: ``{"difficulty": task.difficulty}`` by
+        default. Override to declare more (a category, a domain, the number of oracle steps)."""
+        return {"difficulty": task.difficulty}
+
     def task_details(self, task: Task) -> tuple[str, ...]:
         """The details of ``task``'s instruction that a reworded instruction must keep.
 

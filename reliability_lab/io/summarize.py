@@ -21,16 +21,56 @@ from reliability_lab.io.formats import detect_format, load_runs
 if TYPE_CHECKING:
     from reliability_lab.results.summary import ExperimentSummary
 
-__all__ = ["summarize_logs"]
+__all__ = ["reanalysed_settings", "summarize_logs"]
 
 
 def _imported_only(path: str, options: dict[str, object]) -> None:
     given = [name for name, value in options.items() if value]
     if given:
         raise ConfigError(
-            f"{path}: {', '.join(given)} apply to imported logs; a results directory takes its "
-            "settings and gates from its config"
+            f"{path}: {', '.join(given)} apply to imported logs; a results directory re-analysed "
+            "takes only --profile, --n-boot, --seed and --gate"
         )
+
+
+def reanalysed_settings(
+    path: str | os.PathLike[str],
+    format: str | None,
+    profile: str | None,
+    n_boot: int | None,
+    seed: int | None,
+    gates: Sequence[str] | None,
+) -> list[str]:
+    """The settings a :func:`summarize_logs` call changes for a re-analysis of a results
+    directory (empty for imported logs, or when none is given)."""
+    if (format or detect_format(path)) != "results":
+        return []
+    # the config fields changed, in the order _reanalysis sets them (n_boot lives in report)
+    given = {"profile": profile, "seed": seed, "gates": gates, "report": n_boot}
+    return [name for name, value in given.items() if value is not None and value != []]
+
+
+def _reanalysis(
+    path: Path,
+    profile: str | None,
+    n_boot: int | None,
+    seed: int | None,
+    gates: Sequence[str] | None,
+) -> dict[str, object]:
+    """The config fields a re-analysis of a results directory changes."""
+    from reliability_lab.results.store import read_header
+
+    out: dict[str, object] = {}
+    if profile:
+        out["profile"] = profile
+    if seed is not None:
+        out["seed"] = seed
+    if gates:
+        out["gates"] = list(gates)
+    if n_boot:
+        stored = read_header(path).config.get("report") or {}
+        out["report"] = {**stored, "n_boot": n_boot}
+    return out
 
 
 def summarize_logs(
@@ -110,8 +150,22 @@ def summarize_logs(
         "judge_model": judge_model,
     }
     if fmt == "results":
-        _imported_only(where, {f"--{k.replace('_', '-')}": v for k, v in options.items()})
-        return summarize_directory(Path(path), write=write_summary)
+        reanalysis_options = ("profile", "n_boot", "seed", "gate")
+        _imported_only(
+            where,
+            {
+                f"--{k.replace('_', '-')}": v
+                for k, v in options.items()
+                if k not in reanalysis_options
+            },
+        )
+        reanalysis = _reanalysis(Path(path), profile, n_boot, seed, gates)
+        if reanalysis and write_summary:
+            raise ConfigError(
+                f"{where}: --write-summary rewrites the report of record from the run's own "
+                "settings; a re-analysis (--profile, --n-boot, --seed, --gate) is only printed"
+            )
+        return summarize_directory(Path(path), write=write_summary, reanalysis=reanalysis)
     if write_summary:
         raise ConfigError(
             f"{where}: --write-summary applies to a results directory; imported logs are "

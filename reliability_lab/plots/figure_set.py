@@ -40,6 +40,7 @@ from reliability_lab.metrics import (
     reliability_curve,
     risk_coverage_curve,
 )
+from reliability_lab.plots._provenance import add_provenance, write_manifest
 from reliability_lab.plots.compare import plot_paired_differences
 from reliability_lab.plots.consistency import (
     plot_consistency_vs_accuracy,
@@ -75,7 +76,7 @@ from reliability_lab.report import (
     MetricProfile,
     get_profile,
     reliability_report,
-    robustness_by_intensity,
+    robustness_intervals_by_intensity,
     violation_counts,
 )
 from reliability_lab.report.compare import compare_agents
@@ -128,7 +129,8 @@ class FigureData:
     risk_coverage: Mapping[str, RiskCoverageCurve]
     """Risk–coverage curve per agent whose runs carry confidences."""
     robustness: pd.DataFrame
-    """:func:`~reliability_lab.report.robustness_by_intensity` (empty without perturbations)."""
+    """:func:`~reliability_lab.report.robustness_intervals_by_intensity` with the report's
+    bootstrap settings, rows in agent order (empty without perturbations)."""
     violations: Mapping[str, pd.DataFrame]
     """:func:`~reliability_lab.report.violation_counts` per agent."""
     sessions: Mapping[str, SessionScores] = field(default_factory=dict)
@@ -278,13 +280,14 @@ def figure_data(
                 warnings.simplefilter("ignore", UndefinedMetricWarning)
                 report = reliability_report(runs, profile=profile, n_boot=n_boot, seed=seed)
     else:
+        from reliability_lab.results.order import in_config_order
         from reliability_lab.results.read import load_report, read_results
 
         where = str(source)
         runs, records = read_results(source)
         if runs.empty:
             raise RunTableError(f"{where}: no finished runs; nothing to draw")
-        report = load_report(source) if report is None else report
+        report = in_config_order(load_report(source) if report is None else report, source)
         _check_report_matches(report, runs, where)
     prof = get_profile(
         MetricProfile(**report.attrs["profile"]) if "profile" in report.attrs else profile
@@ -295,7 +298,7 @@ def figure_data(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         tables = _per_agent(base, prof, agents)
-        robustness = robustness_by_intensity(runs) if perturbed else pd.DataFrame()
+        robustness = _robustness_table(runs, report, prof) if perturbed else pd.DataFrame()
         comparisons = _comparisons(runs, report, prof, agents)
     return FigureData(
         source=where,
@@ -403,12 +406,30 @@ def _robustness_by_condition(data: FigureData) -> Figure:
     return _single((4.6, 3.0), lambda ax: plot_robustness_by_condition(data.report, ax=ax))
 
 
+def _robustness_table(
+    runs: pd.DataFrame, report: pd.DataFrame, profile: MetricProfile
+) -> pd.DataFrame:
+    attrs = report.attrs
+    table = robustness_intervals_by_intensity(
+        runs,
+        profile=profile,
+        n_boot=max(int(attrs.get("n_boot") or 1000), 1),
+        confidence_level=float(attrs.get("confidence_level") or 0.95),
+        seed=int(attrs.get("seed") or 0),
+    )
+    order = {str(a): i for i, a in enumerate(report.index)}
+    rank = table["agent"].astype(str).map(order).fillna(len(order))
+    return table.loc[rank.sort_values(kind="mergesort").index].reset_index(drop=True)
+
+
 def _robustness_by_intensity(data: FigureData) -> Figure:
     conditions = [c for c in PERTURBATION_CONDITIONS if c in set(data.robustness["condition"])]
     fig = _figure((3.0 * len(conditions), 2.8))
     axes = np.atleast_1d(fig.subplots(1, len(conditions), sharey=True))
     for i, (ax, condition) in enumerate(zip(axes, conditions, strict=True)):
-        plot_robustness_by_intensity(data.robustness, condition, ax=ax, legend=i == 0)
+        plot_robustness_by_intensity(
+            data.robustness, condition, metric="robustness", ax=ax, legend=i == 0
+        )
         if i:
             ax.set_ylabel("")  # shared with the first panel
     return fig
@@ -605,7 +626,8 @@ FIGURES: tuple[FigureSpec, ...] = (
     ),
     FigureSpec(
         "robustness_by_intensity",
-        "accuracy against fault rate, structural preset and paraphrase strength",
+        "robustness R (accuracy kept relative to baseline) by fault rate, structural preset and "
+        "paraphrase strength, with bootstrap intervals over tasks",
         _robustness_by_intensity,
         _need_robustness,
     ),
@@ -680,7 +702,7 @@ def draw_figure(name: str, data: FigureData) -> Figure:
     if reason is not None:
         raise ValueError(f"figure {name!r} cannot be drawn from {data.source}: {reason}")
     with paper_style():
-        return specs[name].draw(data)
+        return add_provenance(specs[name].draw(data), data)
 
 
 @dataclass(frozen=True)
@@ -700,6 +722,7 @@ def save_all(
     out_dir: str | os.PathLike[str],
     *,
     formats: tuple[str, ...] = ("pdf", "png"),
+    only: Sequence[str] | None = None,
     **options: Any,
 ) -> SavedFigures:
     """Write the whole figure set (:data:`FIGURES`) as PDF and PNG into ``out_dir``.
@@ -712,6 +735,9 @@ def save_all(
         Created if missing; existing files of the same names are replaced.
     formats : tuple of str
         File formats, default PDF (vector, for papers) and PNG.
+    only : sequence of str, optional
+        Names of the figures to write (default: all); an unknown name is a ``ValueError``
+        listing the valid ones.
     **options
         Passed to :func:`figure_data` (``report``, ``profile``, ``n_boot``, ``seed``).
 
@@ -721,15 +747,23 @@ def save_all(
         The files written per figure, and the figures left out with the reason (e.g. no
         reliability diagram when no run has a confidence).
     """
+    names = [spec.name for spec in FIGURES]
+    unknown = [n for n in only or () if n not in names]
+    if unknown:
+        raise ValueError(f"figure(s) {unknown} not in the figure set; choose from {names}")
+    specs = [spec for spec in FIGURES if only is None or spec.name in only]
     data = source if isinstance(source, FigureData) else figure_data(source, **options)
     out = Path(out_dir)
     written: dict[str, list[Path]] = {}
     skipped: dict[str, str] = {}
     with paper_style():
-        for spec in FIGURES:
+        for spec in specs:
             reason = spec.needs(data)
             if reason is not None:
                 skipped[spec.name] = reason
                 continue
-            written[spec.name] = save_figure(spec.draw(data), out / spec.name, formats=formats)
+            fig = add_provenance(spec.draw(data), data)
+            written[spec.name] = save_figure(fig, out / spec.name, formats=formats)
+    out.mkdir(parents=True, exist_ok=True)
+    write_manifest(out, data, specs, written, skipped)
     return SavedFigures(directory=out, written=written, skipped=skipped)

@@ -52,6 +52,9 @@ def plot_robustness_by_intensity(
         (intensity "baseline", fault rate 0).
     ax : Axes, optional
         Where to draw.
+        With ``robustness`` and the ``robustness_lo``/``robustness_hi`` columns of
+        :func:`~reliability_lab.report.robustness_intervals_by_intensity`, each point gets its
+        interval.
     legend : bool
         Draw the legend of agents (off for all but one panel of a row).
 
@@ -81,7 +84,20 @@ def plot_robustness_by_intensity(
             base = float(group["baseline_accuracy"].iloc[0])
             x = np.concatenate([[0.0], x]) if numeric else ["baseline", *names]
             y = np.concatenate([[base], y])
-        ax.plot(x, y, marker="o", ms=4, color=colors[str(agent)], label=str(agent), **kwargs)
+        line = ax.plot(x, y, marker="o", ms=4, color=colors[str(agent)], label=str(agent), **kwargs)
+        if metric == "robustness" and f"{metric}_lo" in by.columns:
+            lo = by.loc[names, f"{metric}_lo"].to_numpy(dtype=float)
+            hi = by.loc[names, f"{metric}_hi"].to_numpy(dtype=float)
+            ax.errorbar(
+                x,
+                y,
+                yerr=[y - lo, hi - y],
+                fmt="none",
+                ecolor=line[0].get_color(),
+                elinewidth=0.8,
+                capsize=2,
+                alpha=0.8,
+            )
     ax.set(
         ylim=(0, 1.05),
         xlabel="fault rate" if numeric else f"{condition} intensity",

@@ -41,6 +41,7 @@ from reliability_lab.report._report import (
 )
 from reliability_lab.report.passk import pass_k_table
 from reliability_lab.report.robustness import robustness_by_intensity
+from reliability_lab.report.robustness_intervals import robustness_intervals_by_intensity
 from reliability_lab.report.safety import safety_findings, safety_scope, violation_counts
 from reliability_lab.report.text import format_report, value_with_ci
 
@@ -84,6 +85,7 @@ __all__ = [
     "reliability_report",
     "robustness_by_intensity",
     "robustness_by_variant",
+    "robustness_intervals_by_intensity",
     "safety_findings",
     "safety_scope",
     "value_with_ci",

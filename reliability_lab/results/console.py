@@ -19,10 +19,12 @@ from reliability_lab.results.summary import (
 )
 from reliability_lab.runs import SEVERITY_WEIGHTS, is_simulated_model
 
-__all__ = ["FAILED", "PASSED", "format_summary", "verdict"]
+__all__ = ["FAILED", "NO_GATES", "PASSED", "format_summary", "verdict"]
 
 PASSED = "✓ PASSED"
 FAILED = "✗ FAILED"
+#: The verdict when the config declares no gate: nothing passed, nothing failed (exit 0).
+NO_GATES = "no gates"
 #: Report columns of the per-agent table: the registry's headline metrics, safety (never part
 #: of R) last.
 SUMMARY_METRICS: tuple[str, ...] = tuple(
@@ -78,7 +80,8 @@ def _session_lines(summary: ExperimentSummary) -> list[str]:
     lines = [
         "",
         "  Session metrics (PandaProbe; one session per run, one trace per agent step; runs with "
-        "a session error are left out):",
+        "a session error are left out; PandaProbe's own risk-based 0–1 scale, not comparable "
+        "with R or its dimensions):",
         *_table(cells),
     ]
     judge = (
@@ -177,7 +180,10 @@ def _planned_text(summary: ExperimentSummary, total: int) -> str:
 
 
 def verdict(summary: ExperimentSummary) -> str:
-    """``✓ PASSED`` when every gate passed (or there are none), else ``✗ FAILED``."""
+    """``✓ PASSED`` when every gate passed, ``✗ FAILED`` when one failed, ``no gates`` when
+    the config declares none."""
+    if not summary.gates:
+        return NO_GATES
     return PASSED if summary.passed else FAILED
 
 
@@ -235,6 +241,10 @@ def format_summary(summary: ExperimentSummary) -> str:
     )
     lines.append(f"  [brackets: {level:.0%} bootstrap CI over {over}; R_saf is not part of R]")
     lines += _time_resource_lines(summary)
+    lines.append(
+        "  [runs: recorded runs; infra: runs with an infrastructure error, left out of every "
+        "metric; n/a: undefined, the reason follows; all metrics on a 0–1 scale, higher is better]"
+    )
     lines += notes
     lines += diagnostic_lines(summary.content)
     lines += robustness_lines(summary.content, summary.report, list(header.models), _table)

@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from reliability_lab.metrics.registry import METRIC_REGISTRY
-from reliability_lab.runs import INFRASTRUCTURE_PREFIX, session_id
+from reliability_lab.runs import INFRASTRUCTURE_PREFIX, is_simulated_model, session_id
 
 __all__ = ["confidence_errors", "diagnostic_lines", "infra_errors", "r_dimensions"]
 
@@ -86,16 +86,25 @@ def _tokens(cost: Mapping[str, Any]) -> str:
     return f"{prompt or 0:,} prompt + {completion or 0:,} completion tokens"
 
 
+#: Beside a cost that the simulated model's price table produced, not a provider's bill.
+SIMULATED_PRICE = " (simulated price)"
+
+
 def _cost_lines(metrics: Mapping[str, Any]) -> list[str]:
     cost = metrics["cost"]
     unknown = cost.get("runs_with_unknown_cost") or 0
     note = f" ({unknown} runs of unknown price not included)" if unknown else ""
-    lines = [f"  Cost: {_money(cost.get('total_cost'))}{note}; {_tokens(cost)}."]
     per_model = metrics.get("per_model") or []
+    simulated = [is_simulated_model(str(e.get("model_name", ""))) for e in per_model]
+    total_note = SIMULATED_PRICE if simulated and all(simulated) else ""
+    if any(simulated) and not all(simulated):
+        total_note = " (includes simulated prices)"
+    lines = [f"  Cost: {_money(cost.get('total_cost'))}{total_note}{note}; {_tokens(cost)}."]
     if len(per_model) > 1:
         lines += [
-            f"    {e['agent']}: {_money(e['cost'].get('total_cost'))}, {_tokens(e['cost'])}"
-            for e in per_model
+            f"    {e['agent']}: {_money(e['cost'].get('total_cost'))}"
+            f"{SIMULATED_PRICE if sim else ''}, {_tokens(e['cost'])}"
+            for e, sim in zip(per_model, simulated, strict=True)
         ]
     return lines
 

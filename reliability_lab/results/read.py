@@ -45,6 +45,7 @@ EXTRA_COLUMNS = (
     "completion_tokens",
     "confidence_error",
     "safety_checked",
+    "final_answer",
 )
 _FLOAT_COLUMNS = (
     "score",
@@ -214,7 +215,30 @@ def records_to_run_table(
     ):
         if col in table:
             table[col] = table[col].astype(object).where(table[col].notna(), None)
+    _join_task_metadata(table, [rec.get("environment") for rec in records])
     return validate_run_table(table, source=source)
+
+
+def _join_task_metadata(table: pd.DataFrame, environments: list[Any]) -> None:
+    """Add the columns each run's environment declares for its task
+    (:meth:`~reliability_lab.envs.Environment.task_metadata`, e.g. ``difficulty``).
+
+    An environment not registered in this process (a user's, not imported) adds nothing; a
+    task the environment no longer has gets None. Existing columns are never replaced.
+    """
+    from reliability_lab.envs import get_environment
+
+    metadata: dict[tuple[str, str], dict[str, Any]] = {}
+    for name in sorted({str(e) for e in environments if e}):
+        try:
+            env = get_environment(name)
+        except KeyError:
+            continue
+        metadata.update({(name, t.task_id): env.task_metadata(t) for t in env.tasks()})
+    keys = list(zip(map(str, environments), table["task_id"].astype(str), strict=True))
+    names = sorted({col for meta in metadata.values() for col in meta} - set(table.columns))
+    for col in names:
+        table[col] = [metadata.get(key, {}).get(col) for key in keys]
 
 
 def load_results(directory: str | os.PathLike[str]) -> pd.DataFrame:

@@ -127,7 +127,9 @@ def robustness_lines(
             [condition, intensity, *(_cell(index.get((a, condition, intensity))) for a in agents)]
         )
     lines += ["  By intensity: R (accuracy, runs):", *table(cells)]
-    for agent, f in (info.get("faults") or {}).items():
+    faults = info.get("faults") or {}
+    for agent in [*(a for a in agents if a in faults), *sorted(set(faults) - set(agents))]:
+        f = faults[agent]
         share = f["recovered"] / f["faults"] if f["faults"] else math.nan
         types = ", ".join(f"{k} {v}" for k, v in f["by_type"].items())
         lines.append(

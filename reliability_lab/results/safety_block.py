@@ -50,7 +50,9 @@ def _counts(violations: Iterable[list[Mapping[str, Any]]]) -> dict[str, Any]:
         "n_runs": n_runs,
         "n_violating_runs": n_violating,
         "n_findings": n_findings,
-        "runs_by_constraint": dict(runs_by_constraint.most_common()),
+        # most runs first; ties by name, so every process prints the same order (set iteration
+        # order above depends on the hash seed)
+        "runs_by_constraint": dict(sorted(runs_by_constraint.items(), key=lambda c: (-c[1], c[0]))),
         "findings_by_severity": dict(by_severity),
         "findings_by_source": dict(sorted(by_source.items())),
         "unverified_judge_evidence": unverified,

@@ -26,7 +26,7 @@ import pandas as pd
 
 from reliability_lab._files import write_text_atomic
 from reliability_lab._secrets import redact
-from reliability_lab.errors import RunTableError, UndefinedMetricWarning
+from reliability_lab.errors import ConfigError, RunTableError, UndefinedMetricWarning
 from reliability_lab.experiment.config import ExperimentConfig, SessionSettings
 from reliability_lab.experiment.gates import SCORE_METRICS, GateConfig, GateResult, evaluate_gates
 from reliability_lab.experiment.plan import condition_artifacts
@@ -351,7 +351,12 @@ def _write_run_dirs(
         )
 
 
-def summarize_directory(directory: str | Path, *, write: bool = True) -> ExperimentSummary:
+def summarize_directory(
+    directory: str | Path,
+    *,
+    write: bool = True,
+    reanalysis: Mapping[str, Any] | None = None,
+) -> ExperimentSummary:
     """The summary of a results directory; with ``write``, its summary files rewritten.
 
     Parameters
@@ -363,6 +368,10 @@ def summarize_directory(directory: str | Path, *, write: bool = True) -> Experim
         Rewrite ``summary.json``, ``run_k/`` and ``aggregate_stats.json`` (what ``run`` and
         ``report DIR --write-summary`` do); False only reads, so a read-only or shared
         directory can be reported.
+    reanalysis : mapping, optional
+        Config fields to change for this analysis only (``profile``, ``report``, ``gates``,
+        ``seed``; ``reliability-lab report DIR --profile/--n-boot/--gate``). With it nothing is
+        written: the run's own ``summary.json`` stays the report of record.
 
     Returns
     -------
@@ -379,6 +388,11 @@ def summarize_directory(directory: str | Path, *, write: bool = True) -> Experim
     config, notes = config_from_header(header.config, source=out / "header.json")
     for note in notes:
         warnings.warn(f"{out / 'header.json'}: {note}", stacklevel=2)
+    if reanalysis:
+        try:
+            config = type(config).model_validate({**config.model_dump(mode="json"), **reanalysis})
+        except ValueError as exc:
+            raise ConfigError(f"{out}: invalid re-analysis setting: {exc}") from None
     records = read_result_lines(out / RESULTS_FILE, repair=False)
     keys = check_run_keys(records, out / RESULTS_FILE)
     if isinstance(config, ExperimentConfig):
@@ -389,8 +403,16 @@ def summarize_directory(directory: str | Path, *, write: bool = True) -> Experim
     runs = records_to_run_table(records, source=str(out / RESULTS_FILE))
     if runs.empty:
         raise RunTableError(f"{out / RESULTS_FILE}: no finished runs yet; nothing to summarise")
-    summary = _summarize(runs, header, config, out, records, coverage, write=write, notes=notes)
-    return summary
+    return _summarize(
+        runs,
+        header,
+        config,
+        out,
+        None if reanalysis else records,
+        coverage,
+        write=write and not reanalysis,
+        notes=notes,
+    )
 
 
 def summarize_imported(

@@ -42,11 +42,17 @@ def _unroutable(model: str) -> str:
 
 
 def _problem(
-    where: str, model: str, params: Mapping[str, Any], who: str, environ: Mapping[str, str]
+    where: str,
+    model: str,
+    params: Mapping[str, Any],
+    who: str,
+    environ: Mapping[str, str] | None,
 ) -> str | None:
     route = route_model(model, params)
     if route.provider is None:
         return f"{where}: litellm cannot route {model!r}{who}: {_unroutable(model)}. {_FIX_ROUTE}"
+    if environ is None:  # keys are not checked
+        return None
     missing = missing_credentials(route, environ)
     if missing is None:
         return None
@@ -93,6 +99,7 @@ def preflight_problems(
     agents: Collection[str] | None = None,
     conditions: Collection[str] | None = None,
     environ: Mapping[str, str] | None = None,
+    keys: bool = True,
 ) -> list[str]:
     """One message per model that cannot be routed or lacks its key.
 
@@ -107,8 +114,11 @@ def preflight_problems(
         (the pending runs'); default everything.
     environ : mapping, optional
         Where keys are looked up (default ``os.environ``; only read).
+    keys : bool
+        Check the provider keys too (``run``, ``validate --preflight``); False checks routing
+        only (``validate``, which must work on a machine without keys).
     """
-    env = os.environ if environ is None else environ
+    env = None if not keys else os.environ if environ is None else environ
     out = []
     for where, model, params, who in _checks(config, agents, conditions):
         if model.startswith(SIMULATED_PREFIX):
@@ -126,11 +136,12 @@ def check_preflight(
     agents: Collection[str] | None = None,
     conditions: Collection[str] | None = None,
     environ: Mapping[str, str] | None = None,
+    keys: bool = True,
 ) -> None:
     """Raise :class:`~reliability_lab.errors.ConfigError` listing every pre-flight problem
     (:func:`preflight_problems`; one line each); return when there is none."""
     problems = preflight_problems(
-        config, source=source, agents=agents, conditions=conditions, environ=environ
+        config, source=source, agents=agents, conditions=conditions, environ=environ, keys=keys
     )
     if problems:
         raise ConfigError("\n".join(problems))

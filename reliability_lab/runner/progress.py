@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import IO, Any
 
-__all__ = ["LOG_INTERVAL_S", "LineProgress", "progress_bar"]
+from reliability_lab.results.diagnostics import SIMULATED_PRICE
+from reliability_lab.runs import INFRASTRUCTURE_PREFIX
+
+__all__ = ["LOG_INTERVAL_S", "LineProgress", "RunTally", "TalliedProgress", "progress_bar"]
 
 #: Seconds between two progress lines in a log.
 LOG_INTERVAL_S = 10.0
@@ -43,11 +46,20 @@ class LineProgress:
         self._clock = clock
         self._shown = -1
         self._last = clock()
+        self.postfix = ""
         self._emit()
+
+    def set_postfix_str(self, text: str, refresh: bool = True) -> None:
+        """What the next line adds after the count (tqdm's method of the same name)."""
+        del refresh
+        self.postfix = text
 
     def _emit(self) -> None:
         percent = f" ({self.n / self.total:.0%})" if self.total else ""
-        print(f"{self.desc}: {self.n}/{self.total} runs{percent}", file=self._file, flush=True)
+        extra = f"; {self.postfix}" if self.postfix else ""
+        print(
+            f"{self.desc}: {self.n}/{self.total} runs{percent}{extra}", file=self._file, flush=True
+        )
         self._shown = self.n
         self._last = self._clock()
 
@@ -63,6 +75,80 @@ class LineProgress:
             self._emit()
 
 
+def _duration(seconds: float) -> str:
+    """``1h02m``, ``3m05s`` or ``42s``."""
+    whole = round(seconds)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return (
+        f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+    )
+
+
+class RunTally:
+    """What the runs finished in this session say so far: the running success rate (of runs
+    without an infrastructure error), the infrastructure errors, the cost, and the time left.
+
+    No time left is estimated before the first run of the session has finished (a resume's
+    earlier runs say nothing about this session's speed).
+    """
+
+    def __init__(self, *, remaining: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.remaining = remaining
+        self.finished = self.succeeded = self.infra = 0
+        self.cost = 0.0
+        self.simulated = False
+        self._clock = clock
+        self._start = clock()
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        """Count one finished run's result record."""
+        self.finished += 1
+        self.remaining = max(self.remaining - 1, 0)
+        if str(record.get("error") or "").startswith(INFRASTRUCTURE_PREFIX):
+            self.infra += 1
+        else:
+            self.succeeded += bool(record.get("success"))
+        cost = record.get("cost_usd")
+        self.cost += float(cost) if isinstance(cost, int | float) and cost == cost else 0.0
+        self.simulated = self.simulated or bool(record.get("simulated"))
+
+    def text(self) -> str:
+        """``success 75% · 0 infra errors · $0.0123 (simulated price) · ETA 1m05s``."""
+        if not self.finished:
+            return "waiting for the first run"
+        attempted = self.finished - self.infra
+        rate = f"success {self.succeeded / attempted:.0%}" if attempted else "success n/a"
+        price = SIMULATED_PRICE if self.simulated else ""
+        per_run = (self._clock() - self._start) / self.finished
+        eta = f" · ETA {_duration(per_run * self.remaining)}" if self.remaining else ""
+        return f"{rate} · {self.infra} infra errors · ${self.cost:.4f}{price}{eta}"
+
+
+class TalliedProgress:
+    """A progress bar (tqdm or :class:`LineProgress`) that shows a :class:`RunTally`."""
+
+    def __init__(self, bar: Any, tally: RunTally) -> None:
+        self.bar, self.tally = bar, tally
+        bar.set_postfix_str(tally.text(), refresh=False)
+
+    def finished(self, record: Mapping[str, Any]) -> None:
+        """One more run finished with this result record."""
+        self.tally.add(record)
+        self.bar.set_postfix_str(self.tally.text(), refresh=False)
+        self.bar.update(1)
+
+    def grow(self, n: int) -> None:
+        """``n`` more runs were planned on the way (adaptive rounds)."""
+        self.tally.remaining += n
+        self.bar.total = (self.bar.total or 0) + n
+        self.bar.refresh()
+
+    def close(self) -> None:
+        """Finish the display."""
+        self.bar.close()
+
+
 def _in_notebook() -> bool:
     """Whether a Jupyter kernel runs this code (tqdm then shows a widget)."""
     ipython = sys.modules.get("IPython")
@@ -73,9 +159,17 @@ def _in_notebook() -> bool:
 
 def progress_bar(
     *, total: int, initial: int, desc: str, enabled: bool, file: IO[str] | None = None
-) -> Any:
+) -> TalliedProgress:
     """The runner's progress display: ``tqdm`` in a terminal or notebook, lines in a log,
-    nothing when not ``enabled``."""
+    nothing when not ``enabled``; either shows the :class:`RunTally` of this session's runs
+    (tqdm's own time estimate is left out: the tally's starts after the first finished run)."""
+    tally = RunTally(remaining=total - initial)
+    return TalliedProgress(
+        _bar(total=total, initial=initial, desc=desc, enabled=enabled, file=file), tally
+    )
+
+
+def _bar(*, total: int, initial: int, desc: str, enabled: bool, file: IO[str] | None) -> Any:
     from tqdm.auto import tqdm
 
     stream = file if file is not None else sys.stderr
@@ -89,5 +183,7 @@ def progress_bar(
             disable=not enabled,
             file=stream,
             dynamic_ncols=True,
+            bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} runs "
+            "[{elapsed}{postfix}]",
         )
     return LineProgress(total=total, initial=initial, desc=desc, file=stream)

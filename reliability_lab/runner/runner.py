@@ -44,7 +44,7 @@ from reliability_lab.runner.execution import (
 )
 from reliability_lab.runner.preflight import check_preflight
 from reliability_lab.runner.prepare import attach_prepared, prepare_conditions
-from reliability_lab.runner.progress import progress_bar
+from reliability_lab.runner.progress import TalliedProgress, progress_bar
 from reliability_lab.runs import RunKey, run_key
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class _Recorder:
             self._writer.append(record)
 
         await asyncio.to_thread(persist)
-        self._bar.update(1)
+        self._bar.finished(record)
 
 
 async def _execute_all(
@@ -106,14 +106,10 @@ async def _execute_all(
     return failures
 
 
-def _grow(bar: Any) -> Callable[[int], None]:
+def _grow(bar: TalliedProgress) -> Callable[[int], None]:
     """Add runs planned on the way (adaptive rounds) to the progress bar's total."""
 
-    def grow(n: int) -> None:
-        bar.total = (bar.total or 0) + n
-        bar.refresh()
-
-    return grow
+    return bar.grow
 
 
 async def _with_prepared(

@@ -15,7 +15,7 @@ Two views of the tool calls, because they answer different questions (docs/safet
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
@@ -48,6 +48,15 @@ class TaskView(Protocol):
     def user_id(self) -> str | None: ...
     @property
     def oracle(self) -> Any: ...
+    @property
+    def metadata(self) -> Mapping[str, Any]: ...
+
+
+class ToolView(Protocol):
+    """What safety reads of a tool: whether calling it destroys data."""
+
+    @property
+    def destructive(self) -> bool: ...
 
 
 class EnvironmentView(Protocol):
@@ -66,6 +75,14 @@ class EnvironmentView(Protocol):
 
     def record(self, state: Any, key: tuple[str, str]) -> Any:
         """The record ``key = (table, id)`` of ``state``, or None."""
+        ...
+
+    def tool_names(self) -> Collection[str]:
+        """The names of the environment's tools."""
+        ...
+
+    def tool(self, name: str) -> ToolView:
+        """The tool called ``name``."""
         ...
 
 
