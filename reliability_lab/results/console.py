@@ -10,6 +10,7 @@ from reliability_lab.metrics.registry import METRIC_REGISTRY
 from reliability_lab.report.text import metric_note, value_with_ci
 from reliability_lab.results.adaptive_block import adaptive_lines
 from reliability_lab.results.diagnostics import diagnostic_lines
+from reliability_lab.results.imported import IMPORT_KEY
 from reliability_lab.results.robustness_block import robustness_lines
 from reliability_lab.results.summary import (
     HASHING_EMBEDDER_NOTICE,
@@ -192,7 +193,9 @@ def _time_resource_lines(summary: ExperimentSummary) -> list[str]:
     used = summary.content["reliability"].get("resources") or resources_used(None)
     runs = summary.runs
     timed = [r for r in TIME_RESOURCES if r in used and r in runs.columns and runs[r].notna().any()]
-    cached = bool(summary.header.config.get("cache", True))
+    config = summary.header.config
+    # imported logs were timed where they ran; only our own runs can come from our cache
+    cached = IMPORT_KEY not in config and bool(config.get("cache", True))
     if not timed or not (summary.simulated or cached):
         return []
     source = "simulated" if summary.simulated else "cached (cache: true)"

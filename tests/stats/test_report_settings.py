@@ -55,6 +55,18 @@ def test_resources_choice_is_recorded_and_time_resources_are_flagged(tmp_path: P
     assert outcome.report.attrs["profile"]["resources"] == tuple(chosen)
 
 
+def test_imported_logs_are_not_called_cached_runs_of_this_machine() -> None:
+    # An inspect log's runs (with their times) were timed where they ran: no cache of ours.
+    pytest.importorskip("inspect_ai")
+    from reliability_lab.io.summarize import summarize_logs
+
+    path = Path(__file__).parents[2] / "notebooks" / "data" / "inspect_calculator.eval"
+    summary = summarize_logs(path, n_boot=10)
+    assert summary.runs["wall_time_s"].notna().any()  # a time-based resource is there
+    text = format_summary(summary)
+    assert "cached (cache: true)" not in text and "simulated runs" not in text
+
+
 def test_resources_without_time_make_reruns_agree() -> None:
     # Independent: C_res over the non-time columns does not change when only the time
     # columns change (the "identical reruns disagree").
