@@ -114,5 +114,5 @@ def test_summarize_logs_is_the_report_command(
 
 def test_summarize_logs_names_options_that_do_not_apply(finished: tuple[Path, Path]) -> None:
     _, out = finished
-    with pytest.raises(rl.ConfigError, match="--agent, --gate apply to imported logs"):
+    with pytest.raises(rl.ConfigError, match="--agent apply to imported logs"):
         rl.summarize_logs(out, agent="x", gates=["R >= 0.5"])

@@ -467,7 +467,8 @@ def load_inspect_log(
                 f"{seen[entry.log.eval.eval_id]}; pass each log once"
             )
         seen[entry.log.eval.eval_id] = entry.source
-    logs = sorted(_latest(read), key=lambda e: e.log.eval.created)
+    # eval.created has whole seconds: logs of one second go by when their files were written
+    logs = sorted(_latest(read), key=lambda e: (e.log.eval.created, e.mtime))
     rows: list[dict[str, Any]] = []
     for entry in logs:
         label = agent_label(entry.log.eval.model, agent)

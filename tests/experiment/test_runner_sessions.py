@@ -102,7 +102,9 @@ def test_session_metrics_are_run_columns_and_report_columns_with_cis(
 ) -> None:
     out, outcome = sim_run
     runs = load_results(out)
-    assert list(runs.columns[-3:]) == SESSION_COLS
+    # appended together, in order (task metadata such as difficulty may follow them)
+    start = list(runs.columns).index(SESSION_COLS[0])
+    assert list(runs.columns[start : start + 3]) == SESSION_COLS
     assert runs["session_error"].isna().all()
     for col in SESSION_COLS[:2]:
         assert runs[col].between(0.0, 1.0).all()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import zipfile
 from collections import defaultdict
@@ -165,6 +166,22 @@ def test_a_second_log_continues_the_run_numbering(json_log: Path, tmp_path: Path
         assert sorted(group["run"]) == list(range(2 * EPOCHS))
     first = runs[runs["source_file"] == str(json_log.resolve())]
     assert sorted(first["run"].unique()) == [0, 1, 2]  # the earlier log keeps epochs 1..3
+
+
+def test_logs_created_in_the_same_second_keep_their_write_order(
+    json_log: Path, tmp_path: Path
+) -> None:
+    # inspect records ``eval.created`` to the second: two logs of one second are ordered by
+    # when their files were written, whatever order they are passed in.
+    second = _write_log(tmp_path, "json")
+    created = json.loads(second.read_text(encoding="utf-8"))["eval"]["created"]
+    first = tmp_path / "first.json"
+    data = json.loads(json_log.read_text(encoding="utf-8"))
+    data["eval"]["created"] = created
+    first.write_text(json.dumps(data), encoding="utf-8")
+    os.utime(first, (1_000_000, 1_000_000))  # written long before the second
+    runs = load_inspect_log([second, first], agent="mock agent")
+    assert sorted(runs[runs["source_file"] == str(first.resolve())]["run"].unique()) == [0, 1, 2]
 
 
 def test_same_log_listed_twice_is_read_once(json_log: Path) -> None:
