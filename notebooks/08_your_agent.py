@@ -101,10 +101,12 @@ print(
 # cause in `error`.
 
 # %%
-runs = outcome.runs
+# results.jsonl holds runs in the order they finished: sort for a listing that does not vary
+runs = outcome.runs.sort_values(["agent", "task_id", "condition", "variant", "run"], kind="stable")
 columns = ["agent", "task_id", "condition", "run", "success", "confidence", "num_actions"]
 print(runs[[*columns, "error"]].head(3).to_string(index=False))
 records = [json.loads(line) for line in (RESULTS / "results.jsonl").open(encoding="utf-8")]
+records.sort(key=lambda r: (r["agent"], r["task_id"], r["condition"], r["variant"], r["run"]))
 structural = next(r for r in records if r["condition"] == "structural" and r["agent"] == "careful")
 tool_results = [m["content"] for m in structural["trajectory"] if m["role"] == "tool"]
 print("\nstructural tool results:", tool_results)
