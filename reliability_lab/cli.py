@@ -1,5 +1,5 @@
-"""Command line: ``reliability-lab run | report | compare | figures | validate | repair``
-(docs/results.md).
+"""Command line: ``reliability-lab run | report | compare | figures | validate | repair | show |
+html | table | list | export`` (docs/results.md).
 
 Exit status: 0 when every gate passes, 1 when a gate fails, 2 on a usage or input error
 (invalid config, unreadable results, missing file — the message goes to stderr, no traceback),
@@ -137,6 +137,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     html.add_argument("directory", metavar="DIR", help="results directory")
     html.add_argument("-o", "--output", metavar="FILE", help="default: DIR/report.html")
+    _add_export_parser(sub)
     repair = sub.add_parser(
         "repair",
         help="keep one record per run in a results directory (dropped lines are audited)",
@@ -479,6 +480,27 @@ def _cmd_table(args: argparse.Namespace) -> int:
     return EXIT_PASSED
 
 
+def _add_export_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    export = sub.add_parser(
+        "export",
+        help="write a results directory in another tool's log format (inspect view)",
+        description="Write a results directory as inspect_ai .eval logs, one per agent × "
+        "condition × variant (runs as epochs, transcripts as messages, our scores and "
+        "confidences on each sample), for `inspect view` "
+        '(needs reliability-lab[inspect]; docs/inspect.md, "Exporting to inspect view").',
+    )
+    export.add_argument("directory", metavar="DIR", help="results directory")
+    export.add_argument("--to", choices=("inspect",), required=True, help="target log format")
+    export.add_argument("-o", "--output", metavar="OUTDIR", help="default: DIR/inspect-logs")
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from reliability_lab.inspect.export import export_to_inspect
+
+    print(export_to_inspect(args.directory, args.output).describe())
+    return EXIT_PASSED
+
+
 def _cmd_list(args: argparse.Namespace) -> int:
     from reliability_lab.viewer.catalog import SECTIONS, format_catalog
 
@@ -616,6 +638,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "html": _cmd_html,
         "table": _cmd_table,
         "list": _cmd_list,
+        "export": _cmd_export,
     }
     command: str | None = None
     try:  # Ctrl-C while the command's modules load is an interruption too, not a traceback

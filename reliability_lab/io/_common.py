@@ -30,6 +30,7 @@ __all__ = [
     "count_gap",
     "fail",
     "finish_table",
+    "import_extra",
     "import_gaps",
     "infrastructure",
     "is_int",
@@ -81,6 +82,23 @@ GAPS_ATTR = "import_gaps"
 
 class MissingExtraError(ImportError, RunTableError):
     """An optional dependency needed to read a format is not installed; says what to install."""
+
+
+def import_extra(module: str, purpose: str, extra: str = "inspect") -> Any:
+    """Import ``module`` of the optional extra ``extra``; :class:`MissingExtraError` if absent.
+
+    The message is one line: ``<purpose> needs <package>; install the extra: pip install
+    'reliability-lab[<extra>]'``.
+    """
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        package = module.split(".")[0].replace("_", "-")
+        raise MissingExtraError(
+            f"{purpose} needs {package}; install the extra: pip install 'reliability-lab[{extra}]'"
+        ) from None
 
 
 def fail(

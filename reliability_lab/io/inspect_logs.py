@@ -21,7 +21,8 @@ Mapping to the run table, one row per sample and epoch:
 =======================  =====================================================================
 run-table column         from the log
 =======================  =====================================================================
-``agent``                ``eval.model`` (the ``agent`` argument maps model → label)
+``agent``                ``eval.model`` (the ``agent`` argument maps model → label); an
+                         export of ours: the label in ``eval.metadata.reliability_lab``
 ``task_id``              ``str(sample.id)``; prefixed ``"<task>/"`` when one agent's logs hold
                          more than one task, so ids of different tasks stay apart
 ``condition``/``variant`` ``"baseline"`` / ``""``; samples run by the inspect bridge: from
@@ -33,7 +34,9 @@ run-table column         from the log
                          C → 1, P → 0.5, I/N → 0, yes/true → 1, numbers as they are); NaN when
                          the value lies outside [0, 1] (the raw value is in ``score_value``)
 ``success``              ``score_float >= success`` (default 1.0: only C, 1 or true pass), or
-                         ``success(value)`` when ``success`` is a function
+                         ``success(value)`` when ``success`` is a function; an export of
+                         ours (``reliability-lab export``): the recorded ``success`` unless
+                         ``success`` is given
 ``actions``              ``function`` of each tool call in the sample's assistant messages
 ``num_actions``          ``len(actions)``
 ``api_calls``            number of assistant messages
@@ -43,7 +46,9 @@ run-table column         from the log
 ``wall_time_s``          ``total_time``
 ``error``                ``sample.error.message``; provider failures (rate limits, quota,
                          outages, connection errors — recognised by the error's text) become
-                         ``"infrastructure: …"``, any other error is the agent's failure
+                         ``"infrastructure: …"``, any other error is the agent's failure; an
+                         export of ours: the recorded ``error``, verbatim (an agent's error
+                         there was scored, and keeps its score)
 ``confidence``           NaN, ``confidence_source="none"``: inspect does not elicit one;
                          bridge samples: the elicited value, its source and
                          ``confidence_error`` from the metadata
@@ -71,11 +76,11 @@ import pandas as pd
 
 from reliability_lab.io._common import (
     LogFormatError,
-    MissingExtraError,
     agent_label,
     chat_message,
     fail,
     finish_table,
+    import_extra,
     infrastructure,
     is_provider_error,
     missing,
@@ -89,6 +94,7 @@ if TYPE_CHECKING:
     from inspect_ai.log import EvalLog, EvalSample
 
 __all__ = [
+    "EXPORT_SCORER",
     "INDEX_FILES",
     "SAMPLE_METADATA_KEY",
     "STATED_TOTALS",
@@ -100,6 +106,8 @@ __all__ = [
 _LOG_SUFFIXES = (".eval", ".json")
 #: The key of the sample metadata the reliability_lab inspect bridge writes (docs/inspect.md).
 SAMPLE_METADATA_KEY = "reliability_lab"
+#: The scorer name of the logs ``reliability-lab export --to inspect`` writes (our score).
+EXPORT_SCORER = "reliability_lab"
 #: inspect's own index files in a log directory (``eval_set``'s manifest, the log listing):
 #: not logs, skipped without a note.
 INDEX_FILES = frozenset({"eval-set.json", "logs.json"})
@@ -126,14 +134,7 @@ _fail = partial(fail, error=InspectLogError)
 
 
 def _inspect_log_module() -> Any:
-    try:
-        import inspect_ai.log as inspect_log
-    except ImportError:
-        raise MissingExtraError(
-            "reading inspect_ai logs needs inspect-ai; install the extra: "
-            "pip install 'reliability-lab[inspect]'"
-        ) from None
-    return inspect_log
+    return import_extra("inspect_ai.log", "reading inspect_ai logs")
 
 
 def _log_files(path: Path) -> list[tuple[Path, bool]]:
@@ -247,33 +248,55 @@ def _is_known_string(value: str) -> bool:
     return True
 
 
+def _recorded(sample: EvalSample) -> Mapping[str, Any]:
+    """The sample's :data:`SAMPLE_METADATA_KEY` metadata (empty when it has none)."""
+    meta = (sample.metadata or {}).get(SAMPLE_METADATA_KEY)
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def _error(sample: EvalSample, recorded: Mapping[str, Any]) -> str | None:
+    """The run's error: as a reliability_lab export recorded it, else inspect's, classified."""
+    if "error" in recorded:  # our own classification (infrastructure or the agent's), verbatim
+        return str(recorded["error"]) if recorded["error"] else None
+    if sample.error is None:
+        return None
+    message = sample.error.message
+    return infrastructure(message) if is_provider_error(message) else message
+
+
 def _outcome(
-    sample: EvalSample, scorer: str, success: SuccessRule, source: str, where: str
+    sample: EvalSample, scorer: str, success: SuccessRule | None, source: str, where: str
 ) -> dict[str, Any]:
+    recorded = _recorded(sample)
+    decided = recorded.get("success")  # a reliability_lab export: the run's own decision
+    if decided is not None and not isinstance(decided, bool):
+        field = f"metadata.{SAMPLE_METADATA_KEY}.success"
+        raise _fail(source, where, field, f"expected true or false, got {decided!r}")
+    error = _error(sample, recorded)
     score = (sample.scores or {}).get(scorer) if scorer else None
-    if sample.error is not None:
-        message = sample.error.message
-        error = infrastructure(message) if is_provider_error(message) else message
+    if score is None or (error is not None and decided is None):
+        if error is None:
+            field = f"scores.{scorer}.value" if scorer else "scores"
+            raise _fail(source, where, field, "the sample has no score and no error")
         return {"success": False, "score": math.nan, "score_value": None, "error": error}
-    field = f"scores.{scorer}.value" if scorer else "scores"
-    if score is None:
-        raise _fail(source, where, field, "the sample has no score and no error")
+    field = f"scores.{scorer}.value"
     value = score.value
-    if callable(success):
+    rule = 1.0 if success is None else success
+    if callable(rule):
         number = (
             _value_to_float(value, source, where, field)
             if not isinstance(value, list | dict)
             else math.nan
         )
-        passed = bool(success(value))
+        passed = bool(rule(value))
     else:
         number = _value_to_float(value, source, where, field)
-        passed = number >= success
+        passed = number >= rule
     return {
-        "success": passed,
+        "success": decided if success is None and decided is not None else passed,
         "score": number if 0.0 <= number <= 1.0 else math.nan,
         "score_value": value if isinstance(value, str | int | float | bool) else str(value),
-        "error": None,
+        "error": error,
     }
 
 
@@ -351,7 +374,7 @@ def _bridge(sample: EvalSample, source: str, where: str) -> dict[str, Any]:
 
 
 def _rows(
-    log: EvalLog, source: str, agent: str, scorer: str | None, success: SuccessRule
+    log: EvalLog, source: str, agent: str, scorer: str | None, success: SuccessRule | None
 ) -> list[dict[str, Any]]:
     name = _scorer_name(log, scorer, source)
     rows = []
@@ -378,6 +401,17 @@ def _rows(
             }
         )
     return rows
+
+
+def _agent(log: EvalLog, agent: str | Mapping[str, str] | None) -> str:
+    """The agent label: ``agent`` (or its entry for the model), else the label a
+    reliability_lab export recorded (``eval.metadata``), else the model name."""
+    meta = (log.eval.metadata or {}).get(SAMPLE_METADATA_KEY)
+    recorded = meta.get("agent") if isinstance(meta, Mapping) else None
+    default = str(recorded) if recorded else log.eval.model
+    if isinstance(agent, Mapping):
+        return agent.get(log.eval.model, default)
+    return agent_label(default, agent)
 
 
 def _renumber(rows: list[dict[str, Any]]) -> None:
@@ -413,7 +447,7 @@ def load_inspect_log(
     path_or_dir: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     *,
     scorer: str | None = None,
-    success: SuccessRule = 1.0,
+    success: SuccessRule | None = None,
     agent: str | Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Read inspect_ai eval logs (``.eval`` or ``.json``) into a validated run table.
@@ -426,13 +460,15 @@ def load_inspect_log(
     scorer : str, optional
         Name of the scorer whose value decides success; required when the logs have more than
         one scorer.
-    success : float or callable, default 1.0
+    success : float or callable, optional
         A threshold on the score as a float (C = 1, P = 0.5, I = 0; numeric scores as they
         are), or a function of the raw score value returning whether the run succeeded (for
-        list or dict values, or custom labels).
+        list or dict values, or custom labels). Default: the decision a reliability_lab
+        export recorded on the sample (its agent's pass threshold; a run that ended in an
+        error fails), else 1.0.
     agent : str or mapping, optional
         The agent label for every run, or a mapping from model name to label; default the
-        model name (``eval.model``).
+        label a reliability_lab export recorded, else the model name (``eval.model``).
 
     Returns
     -------
@@ -447,7 +483,7 @@ def load_inspect_log(
         A file is not an inspect log, the scorer is ambiguous or unknown, or a score value
         cannot be mapped; the message names the file, the sample and epoch, and the field.
     """
-    if not callable(success) and not (
+    if success is not None and not callable(success) and not (
         isinstance(success, int | float) and not isinstance(success, bool)
     ):
         raise ValueError(f"success: expected a number or a function, got {success!r}")
@@ -471,7 +507,7 @@ def load_inspect_log(
     logs = sorted(_latest(read), key=lambda e: (e.log.eval.created, e.mtime))
     rows: list[dict[str, Any]] = []
     for entry in logs:
-        label = agent_label(entry.log.eval.model, agent)
+        label = _agent(entry.log, agent)
         rows.extend(_rows(entry.log, entry.source, label, scorer, success))
     _renumber(rows)
     source = logs[0].source if len(logs) == 1 else f"{len(logs)} inspect logs"

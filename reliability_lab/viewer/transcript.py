@@ -31,6 +31,10 @@ class Step:
     """``system``, ``user``, ``assistant``, ``tool_call``, ``tool_result`` or ``fault``."""
     text: str
     title: str = ""
+    call_id: str = ""
+    """The tool call's id (``tool_call`` and ``tool_result``; pairs a result with its call)."""
+    event: Mapping[str, Any] | None = None
+    """A ``fault`` step's event of the run's perturbation record."""
 
 
 @dataclass(frozen=True)
@@ -107,24 +111,25 @@ def _steps(record: Mapping[str, Any]) -> list[Step]:
         role = str(message.get("role", "?"))
         content = message.get("content")
         if role == "tool":
-            name = names.get(str(message.get("tool_call_id")), "tool")
-            steps.append(Step("tool_result", str(content), title=name))
+            call_id = str(message.get("tool_call_id") or "")
+            steps.append(Step("tool_result", str(content), names.get(call_id, "tool"), call_id))
             continue
         if content:
             steps.append(Step(role, str(content)))
         for call in message.get("tool_calls") or []:
             function = call.get("function", {})
-            names[str(call.get("id"))] = str(function.get("name"))
-            steps.append(
-                Step("tool_call", _arguments(function.get("arguments")), title=function.get("name"))
-            )
-            steps += [Step("fault", _fault_text(e)) for e in faults.pop(call_index, [])]
+            call_id = str(call.get("id") or "")
+            names[call_id] = str(function.get("name"))
+            arguments = _arguments(function.get("arguments"))
+            steps.append(Step("tool_call", arguments, names[call_id], call_id))
+            steps += [Step("fault", _fault_text(e), event=e) for e in faults.pop(call_index, [])]
             call_index += 1
     for event in [*other, *(e for events in faults.values() for e in events)]:
         steps.append(
             Step(
                 "fault",
                 f"{event.get('tool', 'llm')} at step {event.get('step')}: " + _fault_text(event),
+                event=event,
             )
         )
     return steps
