@@ -227,10 +227,18 @@ def _add_report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     report.add_argument("--agent", metavar="LABEL", help="agent label for every imported run")
     report.add_argument("--scorer", metavar="NAME", help="inspect logs: scorer deciding success")
     report.add_argument(
+        "--map",
+        action="append",
+        metavar="FIELD=COLUMN",
+        help="a run table of your own (.csv/.parquet/.jsonl): take run-table FIELD from your "
+        "COLUMN, e.g. --map task_id=sample --map run=epoch (repeatable)",
+    )
+    report.add_argument(
         "--pass-threshold",
         type=float,
         metavar="X",
-        help="letta-evals: a sample passes when its score is at least X (not the suite rule)",
+        help="letta-evals (instead of the suite rule), or a run table without a success "
+        "column: a run passes when its score is at least X",
     )
     report.add_argument(
         "--allow-partial",
@@ -263,26 +271,46 @@ def _add_report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     report.add_argument("--quiet", action="store_true", help="print only ✓ PASSED / ✗ FAILED")
 
 
+def _column_map(items: Sequence[str] | None) -> dict[str, str]:
+    """``--map FIELD=COLUMN`` arguments as ``{field: column}``; a malformed one is named."""
+    mapping: dict[str, str] = {}
+    for item in items or []:
+        field, equals, column = (part.strip() for part in item.partition("="))
+        if not equals or not field or not column:
+            raise ConfigError(f"--map {item!r}: expected FIELD=COLUMN, e.g. --map task_id=sample")
+        if field in mapping:
+            raise ConfigError(f"--map {item!r}: {field} is mapped already (to {mapping[field]!r})")
+        mapping[field] = column
+    return mapping
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from reliability_lab.io.summarize import reanalysed_settings, summarize_logs
+    from reliability_lab.io.table import ColumnMappingError
     from reliability_lab.results.console import format_summary, verdict
 
-    summary = summarize_logs(
-        args.path,
-        format=args.format,
-        agent=args.agent,
-        scorer=args.scorer,
-        pass_threshold=args.pass_threshold,
-        allow_partial=args.allow_partial,
-        gates=args.gate,
-        profile=args.profile,
-        n_boot=args.n_boot,
-        seed=args.seed,
-        sessions=args.sessions,
-        judge_model=args.judge_model,
-        output=args.output,
-        write_summary=args.write_summary,
-    )
+    columns = _column_map(args.map)
+    try:
+        summary = summarize_logs(
+            args.path,
+            format=args.format,
+            agent=args.agent,
+            columns=columns,
+            scorer=args.scorer,
+            pass_threshold=args.pass_threshold,
+            allow_partial=args.allow_partial,
+            gates=args.gate,
+            profile=args.profile,
+            n_boot=args.n_boot,
+            seed=args.seed,
+            sessions=args.sessions,
+            judge_model=args.judge_model,
+            output=args.output,
+            write_summary=args.write_summary,
+        )
+    except ColumnMappingError as exc:  # named in the command's own syntax
+        pairs = " ".join(f"--map {field}={column}" for field, column in exc.pairs)
+        raise ConfigError(f"{pairs}: {exc.problem}") from None
     changed = reanalysed_settings(
         args.path, args.format, args.profile, args.n_boot, args.seed, args.gate
     )

@@ -51,8 +51,9 @@ def _fault_error(faults: Sequence[Step]) -> ToolCallError | None:
     for step in faults:
         event: Mapping[str, Any] = step.event or {}
         if not event.get("masked"):
-            kind = "timeout" if event.get("type") == "timeout" else "unknown"
-            return ToolCallError(kind, step.text)
+            if event.get("type") == "timeout":
+                return ToolCallError("timeout", step.text)
+            return ToolCallError("unknown", step.text)
     return None
 
 

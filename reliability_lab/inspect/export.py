@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 from reliability_lab.inspect._export_messages import transcript_messages
 from reliability_lab.io._common import import_extra
 from reliability_lab.io.inspect_logs import EXPORT_SCORER, SAMPLE_METADATA_KEY
-from reliability_lab.runs import BASELINE, is_infrastructure
+from reliability_lab.runs import is_infrastructure
 from reliability_lab.viewer import ViewedResults, read_view, transcript_sections
 
 if TYPE_CHECKING:

@@ -483,8 +483,10 @@ def load_inspect_log(
         A file is not an inspect log, the scorer is ambiguous or unknown, or a score value
         cannot be mapped; the message names the file, the sample and epoch, and the field.
     """
-    if success is not None and not callable(success) and not (
-        isinstance(success, int | float) and not isinstance(success, bool)
+    if (
+        success is not None
+        and not callable(success)
+        and not (isinstance(success, int | float) and not isinstance(success, bool))
     ):
         raise ValueError(f"success: expected a number or a function, got {success!r}")
     paths = [path_or_dir] if isinstance(path_or_dir, str | os.PathLike) else list(path_or_dir)

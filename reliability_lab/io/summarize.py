@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -78,6 +78,7 @@ def summarize_logs(
     *,
     format: str | None = None,
     agent: str | None = None,
+    columns: Mapping[str, str] | None = None,
     scorer: str | None = None,
     pass_threshold: float | None = None,
     allow_partial: bool = False,
@@ -100,8 +101,13 @@ def summarize_logs(
         One of :data:`~reliability_lab.io.FORMATS`; default :func:`detect_format`.
     agent, scorer : str, optional
         Agent label of every run; the inspect scorer to read (inspect logs only).
+    columns : mapping, optional
+        A run table of your own (``.csv``, ``.parquet``, ``.jsonl``) only: run-table column →
+        the table's column that holds it, e.g. ``{"task_id": "sample", "run": "epoch"}``
+        (:func:`~reliability_lab.io.from_records`; the command line's ``--map``).
     pass_threshold : float, optional
-        letta-evals only: the pass rule when the suite states none.
+        letta-evals, or a run table without a ``success`` column: the pass rule on the score
+        (letta-evals: when the suite states none).
     allow_partial : bool
         Import a log that holds less than it states (each gap is warned about) instead of
         refusing it.
@@ -128,6 +134,8 @@ def summarize_logs(
     ------
     ConfigError
         An option that does not apply to the input (named), a bad gate or setting.
+    ColumnMappingError
+        ``columns`` names an unknown run-table column or a column the table lacks.
     LogFormatError
         An unknown or malformed log.
     """
@@ -138,6 +146,7 @@ def summarize_logs(
     fmt = format or detect_format(path)
     options = {
         "agent": agent,
+        "map": columns,
         "scorer": scorer,
         "pass_threshold": pass_threshold,
         "allow_partial": allow_partial,
@@ -174,9 +183,17 @@ def summarize_logs(
     if scorer and fmt != "inspect":
         raise ConfigError(f"--scorer applies to inspect logs, not to {fmt!r}")
     load_options: dict[str, object] = {"scorer": scorer} if scorer else {}
+    if columns:
+        if fmt != "table":
+            raise ConfigError(
+                f"--map applies to run tables (.csv, .parquet, .jsonl), not to {fmt!r}"
+            )
+        load_options["columns"] = dict(columns)
     if pass_threshold is not None:
-        if fmt != "letta-evals":
-            raise ConfigError(f"--pass-threshold applies to letta-evals, not to {fmt!r}")
+        if fmt not in ("letta-evals", "table"):
+            raise ConfigError(
+                f"--pass-threshold applies to letta-evals and run tables, not to {fmt!r}"
+            )
         load_options["pass_threshold"] = pass_threshold
     if allow_partial:
         load_options["allow_partial"] = True

@@ -25,7 +25,7 @@ import pandas as pd
 from reliability_lab.io._common import LogFormatError, fail
 from reliability_lab.runs import KEY_COLUMNS, RUN_TABLE_COLUMNS, validate_run_table
 
-__all__ = ["from_records"]
+__all__ = ["ColumnMappingError", "from_records"]
 
 _READERS: Mapping[str, Callable[[Path], pd.DataFrame]] = {
     ".csv": pd.read_csv,
@@ -47,6 +47,50 @@ def _read(path: Path) -> pd.DataFrame:
         raise LogFormatError(f"{path}: cannot read {path.suffix} files here: {exc}") from None
     except ValueError as exc:
         raise LogFormatError(f"{path}: cannot read the table: {exc}") from None
+
+
+class ColumnMappingError(LogFormatError):
+    """A column mapping that cannot apply: an unknown run-table column, a column the table
+    lacks, or one column mapped twice.
+
+    ``pairs`` holds the offending ``(run-table column, table column)`` pairs and ``problem``
+    says what is wrong with them, so a caller can name them in its own syntax (the command
+    line's ``--map TARGET=SOURCE``).
+    """
+
+    def __init__(self, message: str, pairs: list[tuple[str, str]], problem: str) -> None:
+        super().__init__(message)
+        self.pairs = pairs
+        self.problem = problem
+
+
+def _check_mapping(mapping: Mapping[str, str], table: pd.DataFrame, name: str) -> None:
+    unknown = sorted(set(mapping) - set(RUN_TABLE_COLUMNS))
+    if unknown:
+        valid = ", ".join(RUN_TABLE_COLUMNS)
+        raise ColumnMappingError(
+            f"columns: unknown run-table column(s) {unknown}; valid: {valid}",
+            [(t, mapping[t]) for t in unknown],
+            f"not a run-table column (valid: {valid})",
+        )
+    missing = {ours: theirs for ours, theirs in mapping.items() if theirs not in table.columns}
+    if missing:
+        present = list(table.columns)
+        raise ColumnMappingError(
+            f"{name}: column(s) {sorted(missing.values())} named in columns= are not in the "
+            f"table; present: {present}",
+            sorted(missing.items()),
+            f"{name} has no such column (present: {', '.join(map(str, present))})",
+        )
+    sources = list(mapping.values())
+    twice = sorted((t, s) for t, s in mapping.items() if sources.count(s) > 1)
+    if twice:
+        raise ColumnMappingError(
+            f"columns: {twice[0][1]!r} is mapped to more than one run-table column "
+            f"({', '.join(t for t, _ in twice)})",
+            twice,
+            "the same column is mapped to more than one run-table column",
+        )
 
 
 def _parse_list(value: Any, sep: str | None, source: str, row: int, column: str) -> Any:
@@ -87,7 +131,9 @@ def from_records(
         The runs, or a ``.csv``, ``.parquet`` or ``.jsonl`` file of them.
     columns : mapping, optional
         Run-table column → the column of ``data`` that holds it, e.g.
-        ``{"task_id": "sample_id", "run": "epoch", "success": "passed"}``.
+        ``{"task_id": "sample_id", "run": "epoch", "success": "passed"}`` (the command
+        line's ``report FILE --map task_id=sample_id``). A column of ``data`` already named
+        like a mapped run-table column is replaced by the mapped one.
     pass_threshold : float, default 1.0
         When ``data`` has no success column: ``success = score >= pass_threshold``.
     list_separator : str, optional
@@ -105,8 +151,11 @@ def from_records(
 
     Raises
     ------
+    ColumnMappingError
+        ``columns`` names an unknown run-table column, a column ``data`` lacks, or one column
+        of ``data`` twice (a :class:`LogFormatError`).
     LogFormatError
-        Unknown file type, a mapped column missing from ``data``, unparsable list text.
+        Unknown file type, unparsable list text.
     RunTableError
         The renamed table violates the run-table schema (the message names the column and
         shows the rows).
@@ -126,15 +175,10 @@ def from_records(
     else:
         table, name = _read(Path(data)), source or str(data)
     mapping = dict(columns or {})
-    unknown = sorted(set(mapping) - set(RUN_TABLE_COLUMNS))
-    if unknown:
-        raise ValueError(f"columns: unknown run-table column(s) {unknown}")
-    missing = {ours: theirs for ours, theirs in mapping.items() if theirs not in table.columns}
-    if missing:
-        raise LogFormatError(
-            f"{name}: column(s) {sorted(missing.values())} named in columns= are not in the "
-            f"table; present: {list(table.columns)}"
-        )
+    _check_mapping(mapping, table, name)
+    sources = set(mapping.values())
+    replaced = [ours for ours in mapping if ours in table.columns and ours not in sources]
+    table = table.drop(columns=replaced)  # the mapped columns take their place
     table = table.rename(columns={theirs: ours for ours, theirs in mapping.items()})
     if agent is not None:
         if "agent" in table.columns:

@@ -1,10 +1,10 @@
 """``reliability-lab export DIR --to inspect``: a results directory as inspect_ai logs.
 
 A small offline experiment with every kind of run — successes and failures, injected faults,
-agent errors that were scored (``max_steps: 1``) and infrastructure errors (a provider that
-answers 503) — is exported; the logs are read back with inspect_ai's own reader and every run
-is checked against its line of ``results.jsonl``, then re-imported with our importer to the
-run table the directory gives.
+agent errors that were scored (``max_steps: 1``), infrastructure errors (a provider that
+answers 503) and successes below a score of 1 (a pass threshold of 0) — is exported; the logs
+are read back with inspect_ai's own reader and every run is checked against its line of
+``results.jsonl``, then re-imported with our importer to the run table the directory gives.
 """
 
 from __future__ import annotations
@@ -76,9 +76,14 @@ def results_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "environment": {"name": "customer_service", "limit": N_TASKS},
             "conditions": ["baseline", {"name": "fault", "variants": ["p=0.5"], "runs": 1}],
             "agents": [
-                {"label": "cal", "model": "sim/brittle"},
+                # every finished run passes: success is the run's decision, not score >= 1
+                {"label": "cal", "model": "sim/brittle", "pass_threshold": 0.0},
                 {"label": "short", "model": "sim/calibrated", "max_steps": 1},
-                {"label": "net", "model": "openai/fake-model", "params": {"api_base": server.base_url}},
+                {
+                    "label": "net",
+                    "model": "openai/fake-model",
+                    "params": {"api_base": server.base_url},
+                },
             ],
             "llm": {"max_retries": 0},
             "sessions": {"enabled": False},
@@ -118,6 +123,7 @@ def test_the_fixture_has_every_kind_of_run(results_dir: Path) -> None:
     errors = [str(r["error"]) for r in records if r["error"]]
     assert any(e.startswith("infrastructure:") for e in errors)
     assert any(e.startswith("agent:") for e in errors)
+    assert any(r["success"] and r["score"] < 1 for r in records)
     assert any(r["success"] for r in records) and any(
         e.get("call", -1) >= 0 and not e.get("masked")
         for r in records
@@ -230,7 +236,9 @@ def _columns(table: pd.DataFrame) -> dict[str, list[Any]]:
     frame = table.sort_values(["agent", "task_id", "condition", "variant", "run"])
     out = {}
     for column in SHARED:
-        values = [None if not isinstance(v, list | dict) and pd.isna(v) else v for v in frame[column]]
+        values = [
+            None if not isinstance(v, list | dict) and pd.isna(v) else v for v in frame[column]
+        ]
         if column in ("prompt_tokens", "completion_tokens", "num_actions", "n_faults"):
             values = [None if v is None else float(v) for v in values]
         out[column] = values
