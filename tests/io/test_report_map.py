@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from reliability_lab import summarize_logs
 from reliability_lab.cli import main
 from reliability_lab.errors import ConfigError
-from reliability_lab import summarize_logs
 from reliability_lab.io.table import ColumnMappingError
 
 # 2 agents × 3 samples × 2 epochs; "passed" is what the harness decided.
