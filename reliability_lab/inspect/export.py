@@ -1,5 +1,5 @@
 """A results directory in inspect_ai's log format: ``reliability-lab export DIR --to inspect``
-(docs/inspect.md, "Exporting a results directory to inspect view").
+(docs/inspect.md, "Exporting to inspect view").
 
 inspect_ai's ``inspect view`` is the field's best-kept log viewer (sample table, filters,
 epochs, transcripts); :func:`export_to_inspect` writes one ``.eval`` log per agent ×
