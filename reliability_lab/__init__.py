@@ -8,8 +8,9 @@ run planning (:func:`plan_runs`) and simulated agents (:mod:`reliability_lab.sim
 
 The verbs a notebook needs are here: :func:`run_experiment`, :func:`load_runs` (any log format,
 our results directories included), :func:`reliability_report`, :func:`summarize_logs` (the
-``reliability-lab report`` command as a function), :func:`compare_agents`, :func:`plan_runs`
-and :func:`save_figures`. How the packages fit together: docs/architecture.md.
+``reliability-lab report`` command as a function), :func:`compare_agents`, :func:`plan_runs`,
+:func:`save_figures` and :func:`export_to_inspect` (a results directory as inspect_ai logs).
+How the packages fit together: docs/architecture.md.
 
 Importing the package does not import litellm or matplotlib and changes no process-wide
 setting; heavy parts load on first use (litellm on the first model call, see
@@ -27,6 +28,7 @@ from reliability_lab._version import __version__
 from reliability_lab.errors import ConfigError, RunTableError, UndefinedMetricWarning
 
 if TYPE_CHECKING:
+    from reliability_lab.inspect.export import export_to_inspect
     from reliability_lab.io import load_runs, load_tau_bench
     from reliability_lab.io.summarize import summarize_logs
     from reliability_lab.plots.figure_set import save_all as save_figures
@@ -58,6 +60,7 @@ _getattr, __dir__ = lazy_exports(
     __name__,
     {
         "compare_agents": "reliability_lab.report",
+        "export_to_inspect": "reliability_lab.inspect.export",
         "format_report": "reliability_lab.report",
         "load_results": "reliability_lab.results.read",
         "load_runs": "reliability_lab.io",
@@ -88,6 +91,7 @@ __all__ = [
     "UndefinedMetricWarning",
     "__version__",
     "compare_agents",
+    "export_to_inspect",
     "format_report",
     "load_results",
     "load_runs",
