@@ -64,6 +64,7 @@ DEFAULT_EXPORT_DIR = "inspect-logs"
 _GROUP = ["agent", "condition", "variant"]
 #: Record fields copied into the sample metadata beside what the importer reads.
 _DETAILS = (
+    "actions",
     "seed",
     "environment",
     "simulated",
