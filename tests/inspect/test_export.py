@@ -285,3 +285,23 @@ def test_not_a_results_directory_is_an_input_error(
 ) -> None:
     assert main(["export", str(tmp_path), "--to", "inspect"]) == 2
     assert "header.json" in capsys.readouterr().err
+
+
+def test_a_recorded_success_that_is_not_a_boolean_is_named(exported: Path, tmp_path: Path) -> None:
+    from reliability_lab.io import InspectLogError
+
+    log = _logs(exported)[0]
+    log.samples[0].metadata["reliability_lab"]["success"] = "yes"
+    path = tmp_path / "edited.eval"
+    inspect_log.write_eval_log(log, str(path))
+    with pytest.raises(
+        InspectLogError, match=r"field 'metadata\.reliability_lab\.success': .*'yes'"
+    ):
+        load_inspect_log(path)
+
+
+def test_an_explicit_success_rule_overrides_the_recorded_decision(exported: Path) -> None:
+    runs = load_inspect_log(exported, success=1.0)
+    scored = runs[runs["error"].isna()]
+    assert (scored["success"] == (scored["score"] >= 1.0)).all()
+    assert not load_inspect_log(exported)["success"].equals(runs["success"])

@@ -126,3 +126,10 @@ def test_map_on_a_results_directory_is_refused(
     _, results = finished
     assert main(["report", str(results), "--map", "task_id=sample"]) == 2
     assert "--map apply to imported logs" in capsys.readouterr().err
+
+
+def test_a_mapped_column_replaces_the_tables_own_of_that_name(tmp_path: Path) -> None:
+    path = tmp_path / "with_run.csv"
+    pd.DataFrame([{**row, "run": 99} for row in ROWS]).to_csv(path, index=False)
+    summary = summarize_logs(path, columns=COLUMNS, n_boot=10)
+    assert sorted(summary.runs["run"].unique()) == [1, 2]
