@@ -1,5 +1,5 @@
-"""Command line: ``reliability-lab run | report | compare | figures | validate | repair | show |
-html | table | list | export`` (docs/results.md).
+"""Command line: ``reliability-lab run | report | compare | figures | validate | repair``
+(docs/results.md).
 
 Exit status: 0 when every gate passes, 1 when a gate fails, 2 on a usage or input error
 (invalid config, unreadable results, missing file — the message goes to stderr, no traceback),
@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import signal
 import sys
 import threading
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
 from typing import TYPE_CHECKING
 
@@ -284,33 +285,44 @@ def _column_map(items: Sequence[str] | None) -> dict[str, str]:
     return mapping
 
 
+def _map_errors_named(command: Callable[[argparse.Namespace], int]) -> Callable[..., int]:
+    """``command`` with a column mapping's errors named in its own syntax (``--map F=C``)."""
+
+    @functools.wraps(command)
+    def named(args: argparse.Namespace) -> int:
+        from reliability_lab.io.table import ColumnMappingError
+
+        try:
+            return command(args)
+        except ColumnMappingError as exc:
+            pairs = " ".join(f"--map {field}={column}" for field, column in exc.pairs)
+            raise ConfigError(f"{pairs}: {exc.problem}") from None
+
+    return named
+
+
+@_map_errors_named
 def _cmd_report(args: argparse.Namespace) -> int:
     from reliability_lab.io.summarize import reanalysed_settings, summarize_logs
-    from reliability_lab.io.table import ColumnMappingError
     from reliability_lab.results.console import format_summary, verdict
 
-    columns = _column_map(args.map)
-    try:
-        summary = summarize_logs(
-            args.path,
-            format=args.format,
-            agent=args.agent,
-            columns=columns,
-            scorer=args.scorer,
-            pass_threshold=args.pass_threshold,
-            allow_partial=args.allow_partial,
-            gates=args.gate,
-            profile=args.profile,
-            n_boot=args.n_boot,
-            seed=args.seed,
-            sessions=args.sessions,
-            judge_model=args.judge_model,
-            output=args.output,
-            write_summary=args.write_summary,
-        )
-    except ColumnMappingError as exc:  # named in the command's own syntax
-        pairs = " ".join(f"--map {field}={column}" for field, column in exc.pairs)
-        raise ConfigError(f"{pairs}: {exc.problem}") from None
+    summary = summarize_logs(
+        args.path,
+        format=args.format,
+        agent=args.agent,
+        columns=_column_map(args.map),
+        scorer=args.scorer,
+        pass_threshold=args.pass_threshold,
+        allow_partial=args.allow_partial,
+        gates=args.gate,
+        profile=args.profile,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        sessions=args.sessions,
+        judge_model=args.judge_model,
+        output=args.output,
+        write_summary=args.write_summary,
+    )
     changed = reanalysed_settings(
         args.path, args.format, args.profile, args.n_boot, args.seed, args.gate
     )
