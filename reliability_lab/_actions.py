@@ -127,10 +127,18 @@ class ActionsArray(ExtensionArray):
                 raise IndexError(f"index {item} is out of bounds for {len(self)} runs")
             return self.vocabulary[self.codes[self.offsets[i] : self.offsets[i + 1]]].tolist()
         if isinstance(item, slice):
-            return self.take(np.arange(len(self))[item])
+            start, stop, step = item.indices(len(self))
+            if step != 1:
+                return self.take(np.arange(start, stop, step))
+            stop = max(start, stop)
+            first, last = self.offsets[start], self.offsets[stop]
+            offsets = self.offsets[start : stop + 1] - first
+            return ActionsArray(self.codes[first:last], offsets, self.vocabulary)
         key = pd.api.indexers.check_array_indexer(self, item)
-        if key.dtype == bool:
-            key = np.flatnonzero(key)
+        if key.dtype == bool:  # runs kept in order: keep their codes by one mask
+            lengths = self.lengths
+            offsets = np.concatenate(([0], np.cumsum(lengths[key])))
+            return ActionsArray(self.codes[np.repeat(key, lengths)], offsets, self.vocabulary)
         return self.take(key)
 
     def __iter__(self) -> Iterator[list[str]]:
@@ -158,7 +166,19 @@ class ActionsArray(ExtensionArray):
         return np.zeros(len(self), dtype=bool)
 
     def copy(self) -> ActionsArray:
-        return ActionsArray(self.codes.copy(), self.offsets.copy(), self.vocabulary.copy())
+        """A new array sharing the (never modified) buffers: the column is immutable."""
+        return ActionsArray(self.codes, self.offsets, self.vocabulary)
+
+    def view(self, dtype: Any = None) -> ActionsArray:
+        if dtype is not None:
+            raise TypeError("actions: cannot view action lists as another dtype")
+        return self.copy()
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise TypeError(
+            "the actions column is immutable (stored as codes): assign a whole new column, "
+            "e.g. runs['actions'] = [...]"
+        )
 
     def take(
         self,

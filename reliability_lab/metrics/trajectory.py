@@ -14,9 +14,9 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import Levenshtein
 import numpy as np
 import pandas as pd
+from rapidfuzz.distance.Levenshtein import distance as _edit_distance
 
 from reliability_lab._actions import ActionsArray
 from reliability_lab.metrics._arrays import (
@@ -151,7 +151,7 @@ def _pair_js(dist: sparse.csr_matrix, pairs: _Pairs, variant: str) -> np.ndarray
 
 def _pair_edit_similarity(sequences: np.ndarray, lengths: np.ndarray, pairs: _Pairs) -> np.ndarray:
     distance = np.fromiter(
-        map(Levenshtein.distance, sequences[pairs.first], sequences[pairs.second]),
+        map(_edit_distance, sequences[pairs.first], sequences[pairs.second]),
         dtype=float,
         count=len(pairs.first),
     )
@@ -277,8 +277,8 @@ def trajectory_sequence_consistency(actions: Any, task_id: Any, success: Any) ->
 
     For each task, every pair of successful runs with non-empty action lists scores
     1 − Levenshtein(a, b)/max(|a|, |b|), each action name one symbol (edit distance from
-    python-Levenshtein). C_traj_s,t is the mean over pairs; C_traj_s the unweighted mean
-    over tasks with at least two such runs. Range [0, 1].
+    rapidfuzz, the library python-Levenshtein calls). C_traj_s,t is the mean over pairs;
+    C_traj_s the unweighted mean over tasks with at least two such runs. Range [0, 1].
 
     Examples
     --------
