@@ -131,8 +131,10 @@ def _columns(records: list[Mapping[str, Any]], source: str) -> pd.DataFrame:
         if any(rec.get(f) is not None for f in ("perturbation", "session", "safety"))
     ]
     for col, value in run_columns(None, "").items():  # a run without a perturbation record
-        fresh = isinstance(value, list)
-        table[col] = [list(value) if fresh else value for _ in range(len(table))]
+        if isinstance(value, list):  # every run its own list
+            table[col] = [list(value) for _ in range(len(table))]
+        else:
+            table[col] = [value] * len(table)
     variant = table["variant"].fillna("").astype(str) if "variant" in table else None
     if variant is not None:
         intensity = {v: run_columns(None, v)["intensity"] for v in variant.unique()}
