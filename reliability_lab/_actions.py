@@ -17,6 +17,7 @@ functions read a list of lists.
 
 from __future__ import annotations
 
+import builtins
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -43,7 +44,7 @@ class ActionsDtype(ExtensionDtype):
     na_value = None
 
     @classmethod
-    def construct_array_type(cls) -> type[ActionsArray]:
+    def construct_array_type(cls) -> builtins.type[ActionsArray]:
         return ActionsArray
 
     @property
@@ -182,7 +183,7 @@ class ActionsArray(ExtensionArray):
 
     def take(
         self,
-        indices: Sequence[int] | np.ndarray,
+        indices: Any,
         *,
         allow_fill: bool = False,
         fill_value: Any = None,
@@ -220,14 +221,14 @@ class ActionsArray(ExtensionArray):
         codes = np.concatenate(remapped) if remapped else np.zeros(0, dtype=_CODE)
         return cls(codes, offsets, vocabulary)
 
-    def __eq__(self, other: Any) -> Any:  # type: ignore[override]
+    def __eq__(self, other: Any) -> Any:
         if isinstance(other, pd.Series | pd.Index | pd.DataFrame):
             return NotImplemented
         if isinstance(other, ActionsArray | np.ndarray | list) and len(other) == len(self):
             return np.fromiter(map(_same, self, other), dtype=bool, count=len(self))
         return np.fromiter((_same(run, other) for run in self), dtype=bool, count=len(self))
 
-    def __ne__(self, other: Any) -> Any:  # type: ignore[override]
+    def __ne__(self, other: Any) -> Any:
         equal = self.__eq__(other)
         return equal if equal is NotImplemented else ~equal
 

@@ -7,7 +7,7 @@ package: they name the argument and show the offending value.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -90,7 +90,7 @@ def as_confidence(values: Any, name: str = "confidence", *, allow_nan: bool = Fa
     return arr
 
 
-def check_same_length(**arrays: Sequence[Any] | np.ndarray) -> int:
+def check_same_length(**arrays: Sized) -> int:
     """Raise if the named arrays differ in length; return the common length."""
     lengths = {name: len(arr) for name, arr in arrays.items()}
     if len(set(lengths.values())) > 1:
