@@ -226,27 +226,13 @@ def _check_actions(df: pd.DataFrame, source: str) -> pd.Series:
     """The trajectory column, encoded once as codes (``reliability_lab._actions``); fails
     naming the rows whose entry is not a list of str."""
     encoded = encode_actions(df["actions"])
-    if encoded.not_list is not None:
-        _fail(
-            source,
-            "actions",
-            "expected a list of action names",
-            _context(df, encoded.not_list, "actions"),
-        )
-    if encoded.missing is not None:
-        _fail(
-            source,
-            "actions",
-            "missing action name (None or NaN); every action must be named by a str",
-            _context(df, encoded.missing, "actions"),
-        )
-    if encoded.not_str is not None:
-        _fail(
-            source,
-            "actions",
-            "every action must be a str",
-            _context(df, encoded.not_str, "actions"),
-        )
+    for mask, message in (
+        (encoded.not_list, "expected a list of action names"),
+        (encoded.missing, "missing action name (None or NaN); every action must be named by a str"),
+        (encoded.not_str, "every action must be a str"),
+    ):
+        if mask is not None:
+            _fail(source, "actions", message, _context(df, mask, "actions"))
     assert encoded.array is not None
     return pd.Series(encoded.array, index=df.index, name="actions")
 
