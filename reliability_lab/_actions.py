@@ -8,7 +8,7 @@ same layout as an Arrow ``list<dictionary<int32, string>>`` array (without needi
 It is a pandas extension array (dtype ``"actions"``): indexing a row gives a ``list`` of
 str, iterating gives lists, ``astype(object)`` gives an object column of lists, so
 notebooks, ``to_csv``, pickling and ``to_parquet`` see what they saw before
-(docs/run_table.md, "actions").
+(docs/run_table.md, "Columns").
 
 :func:`encode_actions` builds it from any sequence of per-run lists in one pass; it is how the
 run table is made (:func:`~reliability_lab.runs.validate_run_table`) and how the flat metric
