@@ -233,7 +233,10 @@ class ActionsArray(ExtensionArray):
         return equal if equal is NotImplemented else ~equal
 
     def _formatter(self, boxed: bool = False) -> Any:
-        return repr
+        """Rows shown as pandas shows a column of lists: ``[search, buy]``."""
+        from pandas.io.formats.printing import pprint_thing
+
+        return pprint_thing
 
     def _reduce(self, name: str, *, skipna: bool = True, keepdims: bool = False, **kwargs: Any):  # type: ignore[no-untyped-def]
         raise TypeError(f"actions: cannot compute '{name}' of action lists")
