@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from reliability_lab._actions import ActionsArray
 
 CONDITIONS = ("baseline", "fault", "structural", "prompt")
 TOOLS = np.array([f"tool_{i}" for i in range(12)], dtype=object)
@@ -20,9 +23,19 @@ CRASH_SHARE = 0.02
 
 
 def synthetic_runs(
-    n_tasks: int, n_runs: int, n_conditions: int, *, levels: str = "many", seed: int = 0
+    n_tasks: int,
+    n_runs: int,
+    n_conditions: int,
+    *,
+    levels: str = "many",
+    seed: int = 0,
+    coded: bool = False,
 ) -> pd.DataFrame:
-    """A run table of ``n_tasks × n_runs × n_conditions`` runs (see the module docstring)."""
+    """A run table of ``n_tasks × n_runs × n_conditions`` runs (see the module docstring).
+
+    ``coded``: the ``actions`` column as the run table holds it (codes + vocabulary, what
+    ``load_results`` and ``validate_run_table`` return), never as Python lists.
+    """
     rng = np.random.default_rng(seed)
     conditions = CONDITIONS[:n_conditions]
     n = n_tasks * n_runs * len(conditions)
@@ -36,8 +49,12 @@ def synthetic_runs(
         confidence = np.round(confidence * 20) / 20
     crashed = rng.random(n) < CRASH_SHARE
     lengths = np.where(crashed, 0, rng.integers(8, 13, n))
-    flat = TOOLS[rng.integers(0, len(TOOLS), lengths.sum())]
-    actions = np.split(flat, np.cumsum(lengths)[:-1])
+    codes = rng.integers(0, len(TOOLS), lengths.sum())
+    if coded:
+        offsets = np.concatenate(([0], np.cumsum(lengths)))
+        actions: Any = ActionsArray(codes, offsets, TOOLS)
+    else:
+        actions = [list(a) for a in np.split(TOOLS[codes], np.cumsum(lengths)[:-1])]
     return pd.DataFrame(
         {
             "agent": "synthetic",
@@ -48,7 +65,7 @@ def synthetic_runs(
             "success": success & ~crashed,
             "confidence": np.where(crashed, np.nan, confidence),
             "confidence_source": np.where(crashed, "none", "elicited"),
-            "actions": [list(a) for a in actions],
+            "actions": actions,
             "cost_usd": rng.gamma(2.0, 0.01, n),
             "wall_time_s": rng.gamma(3.0, 2.0, n),
             "api_calls": lengths + 1.0,

@@ -17,6 +17,7 @@ of ``--read-runs`` runs (target ≥ 4 × faster than before); peak memory (targe
 from __future__ import annotations
 
 import argparse
+import gc
 import itertools
 import json
 import subprocess
@@ -37,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _synthetic import synthetic_runs, write_results
 
 from reliability_lab import reliability_report
+from reliability_lab._actions import ActionsArray
 from reliability_lab.errors import UndefinedMetricWarning
 from reliability_lab.metrics import (
     confidence_consistency,
@@ -45,7 +47,6 @@ from reliability_lab.metrics import (
     trajectory_distribution_consistency,
     trajectory_sequence_consistency,
 )
-from reliability_lab.results import store
 from reliability_lab.results.read import load_results
 
 
@@ -61,6 +62,19 @@ def cpu(call: Callable[[], Any], repeat: int) -> float:
     return best
 
 
+def _action_strings(actions: Any) -> np.ndarray:
+    """One str per run, one character per distinct action: one pass over the actions (over
+    the codes when the column holds them, else over the lists of names)."""
+    if isinstance(actions.array, ActionsArray):
+        acts = actions.array
+        text = (acts.codes.astype("<u4") + 0x100).tobytes().decode("utf-32-le")
+        bounds = acts.offsets.tolist()
+        return np.fromiter(map(text.__getitem__, map(slice, bounds[:-1], bounds[1:])), object)
+    char: dict[str, str] = {}
+    strings = ["".join([char.setdefault(x, chr(len(char))) for x in run]) for run in actions]
+    return np.asarray(strings, dtype=object)
+
+
 def report_floor(runs: pd.DataFrame) -> None:
     """The least work of a report: keys, per-task sums, one pass over the actions, and the
     edit distances of every pair of successful baseline runs of a task."""
@@ -69,14 +83,10 @@ def report_floor(runs: pd.DataFrame) -> None:
     key = codes * 8 + cond
     for col in ("success", "confidence", "cost_usd", "wall_time_s", "api_calls"):
         np.bincount(key, weights=runs[col].to_numpy(dtype=float))
-    char: dict[str, str] = {}  # one character per distinct action, in one pass
-    strings = [
-        "".join([char.setdefault(x, chr(len(char))) for x in actions])
-        for actions in runs["actions"]
-    ]
+    strings = _action_strings(runs["actions"])
     base = (runs["condition"] == "baseline").to_numpy() & runs["success"].to_numpy()
     by_task: dict[int, list[str]] = {}
-    for task, s in zip(codes[base], np.asarray(strings, dtype=object)[base], strict=True):
+    for task, s in zip(codes[base], strings[base], strict=True):
         by_task.setdefault(task, []).append(s)
     for group in by_task.values():
         for a, b in itertools.combinations(group, 2):
@@ -90,6 +100,12 @@ def flat_five(base: pd.DataFrame) -> None:
     resource_consistency({c: base[c] for c in ("cost_usd", "wall_time_s", "api_calls")}, task)
     trajectory_distribution_consistency(actions, task, success)
     trajectory_sequence_consistency(actions, task, success)
+
+
+def five_floor(base: pd.DataFrame) -> None:
+    """The least work of the five: task keys, per-task sums, one pass over the action lists,
+    the edit distances of the pairs (the Jensen–Shannon distances not included)."""
+    report_floor(base)
 
 
 _IMPORT = "import time; t = time.process_time(); import {module}; print(time.process_time() - t)"
@@ -109,17 +125,26 @@ def import_seconds(module: str, repeat: int = 5) -> float:
 
 _PEAK = """
 import resource, sys, warnings
+def peak():  # this process's own high-water mark: ru_maxrss would carry the forking parent's
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return float(line.split()[1]) / 1024.0
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 sys.path.insert(0, {bench!r})
 from _synthetic import synthetic_runs
 from reliability_lab import reliability_report
 warnings.simplefilter("ignore")
-runs = synthetic_runs({tasks}, {runs}, {conditions})
+imported = peak()
+runs = synthetic_runs({tasks}, {runs}, {conditions}, coded=True)
+table = peak()
 reliability_report(runs, n_boot=0, seed=0)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
+print(imported, table, peak())
 """
 
 
-def peak_mb(args: argparse.Namespace) -> float:
+def peak_mb(args: argparse.Namespace) -> tuple[float, ...]:
+    """Peak MB of a fresh interpreter after its imports, after building the (coded) run table,
+    and after the report at B = 0."""
     code = _PEAK.format(
         bench=str(Path(__file__).parent),
         tasks=args.tasks,
@@ -127,7 +152,7 @@ def peak_mb(args: argparse.Namespace) -> float:
         conditions=args.conditions,
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return float(out.stdout.split()[-1])
+    return tuple(float(x) for x in out.stdout.split()[-3:])
 
 
 def reader_rows(args: argparse.Namespace) -> None:
@@ -138,8 +163,11 @@ def reader_rows(args: argparse.Namespace) -> None:
         lines = [line for line in path.read_bytes().split(b"\n") if line]
 
         def parse_only() -> None:
-            with store._collector_paused():
+            gc.disable()  # the parsed objects are not traversed again and again
+            try:
                 [orjson.loads(line) for line in lines]
+            finally:
+                gc.enable()
 
         floor = cpu(parse_only, args.repeat)
         stdlib = cpu(lambda: [json.loads(line) for line in lines], args.repeat)
@@ -163,22 +191,33 @@ def main(argv: list[str] | None = None) -> int:
     print(f"CPU seconds, least of {args.repeat}; floors measured in this run")
     print(f"import reliability_lab.metrics  {import_seconds('reliability_lab.metrics'):6.3f} s")
     for levels in ("many", "few"):
-        runs = synthetic_runs(args.tasks, args.runs, args.conditions, levels=levels)
-        base = runs[runs["condition"] == "baseline"]
+        lists = synthetic_runs(args.tasks, args.runs, args.conditions, levels=levels)
+        runs = synthetic_runs(args.tasks, args.runs, args.conditions, levels=levels, coded=True)
+        base = lists[lists["condition"] == "baseline"]
         n_levels = base["confidence"].dropna().nunique()
         print(f"--- {len(runs):,} runs, {n_levels:,} confidence levels among baseline runs")
-        floor = cpu(lambda r=runs: report_floor(r), args.repeat)
-        zero = cpu(lambda r=runs: reliability_report(r, n_boot=0, seed=0), args.repeat)
-        print(
-            f"report B=0            {zero:6.2f} s   floor {floor:5.2f} s  ratio {zero / floor:4.2f}"
-        )
+        for name, table in (("coded table", runs), ("list table", lists)):
+            floor = cpu(lambda r=table: report_floor(r), args.repeat)
+            zero = cpu(lambda r=table: reliability_report(r, n_boot=0, seed=0), args.repeat)
+            print(
+                f"report B=0, {name:<12s}{zero:6.2f} s   floor {floor:5.2f} s  "
+                f"ratio {zero / floor:4.2f}"
+            )
         boot = cpu(lambda r=runs: reliability_report(r, n_boot=args.boot, seed=0), 1)
-        print(f"report B={args.boot:<5d}        {boot:6.2f} s   (target 2.5 s; B=0 {zero:.2f} s)")
+        print(f"report B={args.boot:<5d}            {boot:6.2f} s   (target 2.5 s)")
         if levels == "many":
             five = cpu(lambda b=base: flat_five(b), args.repeat)
-            print(f"flat consistency x5   {five:6.2f} s   on {len(base):,} baseline runs")
+            kernels = cpu(lambda b=base: five_floor(b), args.repeat)
+            print(
+                f"flat consistency x5   {five:6.2f} s   on {len(base):,} baseline runs "
+                f"(lists of lists); floor {kernels:5.2f} s  ratio {five / kernels:4.2f}"
+            )
     reader_rows(args)
-    print(f"peak memory, report B=0 (fresh interpreter, table included): {peak_mb(args):.0f} MB")
+    imported, table, report = peak_mb(args)
+    print(
+        f"peak memory, report B=0 (fresh interpreter): {report:.0f} MB, of which imports "
+        f"{imported:.0f} MB and building the coded table {table - imported:.0f} MB"
+    )
     return 0
 
 

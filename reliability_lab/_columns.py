@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["FlatLists", "action_problems", "flatten_lists", "is_exactly", "not_str"]
+__all__ = ["FlatLists", "flatten_lists", "is_exactly", "not_str"]
 
 
 def is_exactly(values: np.ndarray, cls: type) -> np.ndarray:
@@ -87,15 +87,3 @@ def flatten_lists(values: Any) -> FlatLists:
     items = np.fromiter(itertools.chain.from_iterable(lists), dtype=object, count=total)
     run = np.repeat(np.arange(len(arr)), lengths)
     return FlatLists(is_list, items, run, lengths, not_list_type)
-
-
-def action_problems(flat: FlatLists) -> tuple[np.ndarray, np.ndarray]:
-    """Per-run masks (missing action name, action name that is not a str) of flattened actions.
-
-    A missing name is ``None`` or NaN: an action the trajectory metrics could not compare.
-    """
-    bad = not_str(flat.items)
-    if not bad.any():
-        return np.zeros(len(flat.is_list), dtype=bool), np.zeros(len(flat.is_list), dtype=bool)
-    missing = bad & np.asarray(pd.isna(flat.items), dtype=bool)
-    return flat.runs_where(missing), flat.runs_where(bad & ~missing)

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from reliability_lab._columns import FlatLists, action_problems, flatten_lists, not_str
+from reliability_lab._actions import encode_actions
+from reliability_lab._columns import FlatLists, flatten_lists, not_str
 from reliability_lab.errors import RunTableError
 
 __all__ = [
@@ -222,18 +223,18 @@ def _flat_column(df: pd.DataFrame, column: str, source: str, expected: str) -> F
 
 
 def _check_actions(df: pd.DataFrame, source: str) -> pd.Series:
-    flat = _flat_column(df, "actions", source, "a list of action names")
-    missing, wrong_type = action_problems(flat)
-    if missing.any():
-        _fail(
-            source,
-            "actions",
-            "missing action name (None or NaN); every action must be named by a str",
-            _context(df, missing, "actions"),
-        )
-    if wrong_type.any():
-        _fail(source, "actions", "every action must be a str", _context(df, wrong_type, "actions"))
-    return _as_list_column(df["actions"], flat)
+    """The trajectory column, encoded once as codes (``reliability_lab._actions``); fails
+    naming the rows whose entry is not a list of str."""
+    encoded = encode_actions(df["actions"])
+    for mask, message in (
+        (encoded.not_list, "expected a list of action names"),
+        (encoded.missing, "missing action name (None or NaN); every action must be named by a str"),
+        (encoded.not_str, "every action must be a str"),
+    ):
+        if mask is not None:
+            _fail(source, "actions", message, _context(df, mask, "actions"))
+    assert encoded.array is not None
+    return pd.Series(encoded.array, index=df.index, name="actions")
 
 
 def _as_list_column(values: pd.Series, flat: FlatLists) -> pd.Series:

@@ -7,14 +7,17 @@ package: they name the argument and show the offending value.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from reliability_lab.errors import UndefinedMetricWarning
+
+if TYPE_CHECKING:
+    from reliability_lab._actions import ActionsArray
 
 __all__ = [
     "Groups",
@@ -87,7 +90,7 @@ def as_confidence(values: Any, name: str = "confidence", *, allow_nan: bool = Fa
     return arr
 
 
-def check_same_length(**arrays: Sequence[Any] | np.ndarray) -> int:
+def check_same_length(**arrays: Sized) -> int:
     """Raise if the named arrays differ in length; return the common length."""
     lengths = {name: len(arr) for name, arr in arrays.items()}
     if len(set(lengths.values())) > 1:
@@ -166,29 +169,30 @@ def nanmean_or_warn(per_task: np.ndarray, metric: str, why: str) -> float:
     return float(finite.mean())
 
 
-def as_actions(values: Any, name: str = "actions") -> np.ndarray:
-    """Validate a sequence of per-run action lists; return an object array of lists.
+def as_actions(values: Any, name: str = "actions") -> ActionsArray:
+    """Validate a sequence of per-run action lists; return them encoded as codes, in one pass.
 
     Every action must be named by a str: a ``None`` or NaN name is an error (a trajectory metric
-    could not tell it from another action), never silently skipped.
+    could not tell it from another action), never silently skipped. A run-table column (dtype
+    ``"actions"``) is already encoded and is returned as is.
     """
-    from reliability_lab._columns import action_problems, flatten_lists
+    from reliability_lab._actions import encode_actions
 
     if isinstance(values, str | bytes):
         raise TypeError(f"{name}: expected one list of action names per run, got a string")
-    seq = values.to_numpy(dtype=object) if isinstance(values, pd.Series) else list(values)
-    runs = np.fromiter(seq, dtype=object, count=len(seq))
-    if runs.size == 0:
-        raise ValueError(f"{name}: empty input; at least one run is required")
-    flat = flatten_lists(runs)
-    if not flat.is_list.all():
+    encoded = encode_actions(values)
+    if encoded.array is not None:
+        if len(encoded.array) == 0:
+            raise ValueError(f"{name}: empty input; at least one run is required")
+        return encoded.array
+    runs = np.empty(len(values), dtype=object)
+    runs[:] = list(values)
+    if encoded.not_list is not None:
         raise TypeError(
-            f"{name}: expected a list of action names per run, got {_show(runs, ~flat.is_list)}"
+            f"{name}: expected a list of action names per run, got {_show(runs, encoded.not_list)}"
         )
-    missing, not_str = action_problems(flat)
-    if missing.any():
-        raise TypeError(f"{name}: missing action name (None or NaN) in run {_show(runs, missing)}")
-    if not_str.any():
-        raise TypeError(f"{name}: action names must be str; run {_show(runs, not_str)}")
-    lists = (v if type(v) is list else list(v) for v in runs)
-    return np.fromiter(lists, dtype=object, count=len(runs))
+    if encoded.missing is not None:
+        shown = _show(runs, encoded.missing)
+        raise TypeError(f"{name}: missing action name (None or NaN) in run {shown}")
+    bad = encoded.not_str if encoded.not_str is not None else np.zeros(len(runs), dtype=bool)
+    raise TypeError(f"{name}: action names must be str; run {_show(runs, bad)}")

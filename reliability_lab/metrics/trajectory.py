@@ -14,11 +14,11 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import Levenshtein
 import numpy as np
 import pandas as pd
+from rapidfuzz.distance.Levenshtein import distance as _edit_distance
 
-from reliability_lab._columns import flatten_lists
+from reliability_lab._actions import ActionsArray
 from reliability_lab.metrics._arrays import (
     Groups,
     as_actions,
@@ -73,18 +73,6 @@ def _within_group_pairs(codes: np.ndarray) -> _Pairs:
     return _Pairs(first=first, second=second, group=codes[first])
 
 
-_len = np.frompyfunc(len, 1, 1)
-
-
-def _lengths(actions: np.ndarray) -> np.ndarray:
-    return np.asarray(_len(actions), dtype=np.int64).reshape(len(actions))
-
-
-def _eligible(actions: np.ndarray, success: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    lengths = _lengths(actions)
-    return success & (lengths > 0), lengths
-
-
 @dataclass(frozen=True)
 class _Coded:
     """The eligible runs' actions as integer symbols (one code per distinct action name)."""
@@ -95,10 +83,23 @@ class _Coded:
     n_symbols: int
 
     @classmethod
-    def of(cls, actions: np.ndarray, lengths: np.ndarray) -> _Coded:
-        flat = flatten_lists(actions)
-        codes, vocab = pd.factorize(flat.items)
-        return cls(np.asarray(codes, dtype=np.int64), flat.run, lengths, len(vocab))
+    def of(cls, actions: ActionsArray) -> _Coded:
+        """Symbols numbered in order of first appearance among these runs (the column order of
+        the frequency matrix, so sums run in the same order whatever table the runs came from)."""
+        codes, symbols = pd.factorize(actions.codes)
+        return cls(
+            np.asarray(codes, dtype=np.int64),
+            actions.run_of_action(),
+            actions.lengths,
+            len(symbols),
+        )
+
+    def sequences(self) -> np.ndarray:
+        """Each run's symbols as a list of ints (edit distance when :meth:`strings` is None)."""
+        flat = self.codes.tolist()
+        bounds = np.concatenate(([0], np.cumsum(self.lengths))).tolist()
+        pieces = map(flat.__getitem__, map(slice, bounds[:-1], bounds[1:]))
+        return np.fromiter(pieces, dtype=object, count=len(self.lengths))
 
     def distributions(self) -> sparse.csr_matrix:
         """Row-normalised action-frequency matrix (runs × action vocabulary)."""
@@ -150,7 +151,7 @@ def _pair_js(dist: sparse.csr_matrix, pairs: _Pairs, variant: str) -> np.ndarray
 
 def _pair_edit_similarity(sequences: np.ndarray, lengths: np.ndarray, pairs: _Pairs) -> np.ndarray:
     distance = np.fromiter(
-        map(Levenshtein.distance, sequences[pairs.first], sequences[pairs.second]),
+        map(_edit_distance, sequences[pairs.first], sequences[pairs.second]),
         dtype=float,
         count=len(pairs.first),
     )
@@ -204,7 +205,7 @@ def pair_means(
 
 
 def trajectory_pairs(
-    actions: np.ndarray,
+    actions: ActionsArray | Any,
     success: np.ndarray,
     groups: Groups,
     *,
@@ -212,25 +213,27 @@ def trajectory_pairs(
     sequence: bool = True,
     distribution: bool = True,
 ) -> TrajectoryPairs:
-    """Every within-task pair of eligible runs with its similarities (computed once)."""
-    eligible, lengths = _eligible(actions, success)
-    idx = np.flatnonzero(eligible)
+    """Every within-task pair of eligible runs with its similarities (computed once).
+
+    ``actions`` is the run table's encoded column (read as is) or per-run lists (encoded)."""
+    acts = actions if isinstance(actions, ActionsArray) else as_actions(actions)
+    idx = np.flatnonzero(success & (acts.lengths > 0))
     pairs = _within_group_pairs(groups.codes[idx])
     first, second = idx[pairs.first], idx[pairs.second]
     d = np.full(len(first), np.nan)
     s = d.copy()
     if len(first):
-        coded = _Coded.of(actions[idx], lengths[idx])
+        coded = _Coded.of(acts.take(idx))
         if distribution:
             d = 1.0 - _pair_js(coded.distributions(), pairs, distribution_variant)
         if sequence:
             strings = coded.strings()
-            sequences = actions[idx] if strings is None else strings
+            sequences = coded.sequences() if strings is None else strings
             s = _pair_edit_similarity(sequences, coded.lengths, pairs)
     return TrajectoryPairs(first, second, pairs.group, d, s, groups.n)
 
 
-def _prepare(actions: Any, task_id: Any, success: Any) -> tuple[np.ndarray, np.ndarray, Groups]:
+def _prepare(actions: Any, task_id: Any, success: Any) -> tuple[ActionsArray, np.ndarray, Groups]:
     acts = as_actions(actions)
     y = as_success(success)
     groups = as_groups(task_id)
@@ -274,8 +277,8 @@ def trajectory_sequence_consistency(actions: Any, task_id: Any, success: Any) ->
 
     For each task, every pair of successful runs with non-empty action lists scores
     1 − Levenshtein(a, b)/max(|a|, |b|), each action name one symbol (edit distance from
-    python-Levenshtein). C_traj_s,t is the mean over pairs; C_traj_s the unweighted mean
-    over tasks with at least two such runs. Range [0, 1].
+    rapidfuzz, the library python-Levenshtein calls). C_traj_s,t is the mean over pairs;
+    C_traj_s the unweighted mean over tasks with at least two such runs. Range [0, 1].
 
     Examples
     --------

@@ -241,7 +241,7 @@ class BaselineRuns:
         resources = {name: table[name].to_numpy(dtype=float) for name in names}
         groups = Groups(codes=task, labels=np.arange(n_tasks))
         pairs = trajectory_pairs(
-            table["actions"].to_numpy(),
+            table["actions"].array,
             y,
             groups,
             distribution_variant=profile.distribution_variant,

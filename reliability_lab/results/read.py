@@ -15,10 +15,16 @@ from reliability_lab.errors import RunTableError
 from reliability_lab.metrics.profiles import get_profile
 from reliability_lab.metrics.session import SESSION_METRICS
 from reliability_lab.perturbations import RUN_COLUMNS, run_columns
+from reliability_lab.results.record_schema import (
+    RESULT_SCHEMA_VERSION,
+    SCALAR_FIELDS,
+    first_wrong_typed,
+    record_error,
+)
 from reliability_lab.results.store import RESULTS_FILE, read_result_lines, record_key
 from reliability_lab.runs import (
+    KEY_COLUMNS,
     RESOURCE_COLUMNS,
-    RESULT_SCHEMA_VERSION,
     RUN_TABLE_COLUMNS,
     validate_run_table,
 )
@@ -36,16 +42,15 @@ __all__ = [
 
 #: The summary file of a results directory (docs/results.md, "summary.json").
 SUMMARY_FILE = "summary.json"
-#: Per-run fields kept as extra run-table columns (docs/run_table.md, "Extra columns").
+#: Fields of a result record that stay in the records (its layout, where it ran, the raw reply).
+_RECORD_ONLY = ("schema_version", "environment", "confidence_raw")
+#: Columns an importer writes to results.jsonl that no experiment record has (docs/importers.md).
+_IMPORTED = ("safety_checked",)
+#: Per-run fields kept as extra run-table columns (docs/run_table.md, "Extra columns"): the
+#: record model's scalar fields beyond the run table's, then the importers' own.
 EXTRA_COLUMNS = (
-    "seed",
-    "model",
-    "simulated",
-    "prompt_tokens",
-    "completion_tokens",
-    "confidence_error",
-    "safety_checked",
-    "final_answer",
+    *(name for name in SCALAR_FIELDS if name not in RUN_TABLE_COLUMNS and name not in _RECORD_ONLY),
+    *_IMPORTED,
 )
 _FLOAT_COLUMNS = (
     "score",
@@ -126,8 +131,10 @@ def _columns(records: list[Mapping[str, Any]], source: str) -> pd.DataFrame:
         if any(rec.get(f) is not None for f in ("perturbation", "session", "safety"))
     ]
     for col, value in run_columns(None, "").items():  # a run without a perturbation record
-        fresh = isinstance(value, list)
-        table[col] = [list(value) if fresh else value for _ in range(len(table))]
+        if isinstance(value, list):  # every run its own list
+            table[col] = [list(value) for _ in range(len(table))]
+        else:
+            table[col] = [value] * len(table)
     variant = table["variant"].fillna("").astype(str) if "variant" in table else None
     if variant is not None:
         intensity = {v: run_columns(None, v)["intensity"] for v in variant.unique()}
@@ -205,6 +212,10 @@ def records_to_run_table(
     if not _keys_plainly_valid(table):  # find the first bad record and name its line
         for i, rec in enumerate(records, start=1):
             record_key(rec, source=source, line=i)
+    wrong = first_wrong_typed(table, skip=KEY_COLUMNS)
+    if wrong is not None:  # the record model names what is wrong with that line's field
+        row, field = wrong
+        raise record_error(records[row], field, source=source, line=row + 1)
     # None = none
     for col in (
         "confidence_error",

@@ -293,13 +293,15 @@ class ResultLine(NamedTuple):
     """The parsed record."""
 
 
-def _loads(raw: bytes) -> Any:
-    """One JSON value: orjson (several times faster), the standard library for what it refuses
-    (NaN, integers beyond 64 bits) so that every file read before reads the same."""
+def _loads(raw: bytes) -> tuple[Any, bool]:
+    """One JSON value and whether it may hold a non-finite number: orjson (several times
+    faster) refuses NaN, Infinity and numbers that overflow to infinity, so only what the
+    standard library reads instead (those, integers beyond 64 bits) needs the walk of
+    :func:`find_non_finite`; every file read before reads the same."""
     try:
-        return orjson.loads(raw)
+        return orjson.loads(raw), False
     except orjson.JSONDecodeError:
-        return json.loads(raw)
+        return json.loads(raw), True
 
 
 def read_result_entries(path: Path, *, repair: bool = False) -> list[ResultLine]:
@@ -322,7 +324,7 @@ def _parse_entries(path: Path, data: bytes, repair: bool) -> list[ResultLine]:
             break
         end = offset + len(raw) + (0 if is_last else 1)
         try:
-            obj = _loads(raw)
+            obj, unchecked = _loads(raw)
             if not isinstance(obj, dict):
                 raise ValueError("not a JSON object")
         except ValueError as exc:
@@ -332,7 +334,7 @@ def _parse_entries(path: Path, data: bytes, repair: bool) -> list[ResultLine]:
             raise RunTableError(
                 f"{path}: line {number}: not a valid result record ({exc})"
             ) from None
-        bad = find_non_finite(obj)
+        bad = find_non_finite(obj) if unchecked else None
         if bad is not None:
             raise RunTableError(
                 f"{path}: line {number}: field {field_path(bad[0])!r}: {bad[1]!r} is not a JSON "

@@ -83,3 +83,46 @@ def test_bad_record_names_its_line(line: int, field: str, value: Any, message: s
     records[line - 1][field] = value
     with pytest.raises(RunTableError, match=message):
         records_to_run_table(records, source="results.jsonl")
+
+
+def test_schema_comes_from_the_record_model() -> None:
+    from reliability_lab.agents import RunResult
+    from reliability_lab.results.read import EXTRA_COLUMNS, RESULT_SCHEMA_VERSION
+
+    assert RESULT_SCHEMA_VERSION == RunResult.model_fields["schema_version"].default
+    model_only = [c for c in EXTRA_COLUMNS if c != "safety_checked"]  # an importer's column
+    assert set(model_only) <= set(RunResult.model_fields)
+    assert {"seed", "model", "simulated", "final_answer"} <= set(model_only)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("success", "maybe"),
+        ("confidence", "high"),
+        ("prompt_tokens", 2.5),
+        ("model", 5),
+        ("simulated", [1]),
+    ],
+)
+def test_wrong_typed_field_is_named_by_the_model(field: str, value: Any) -> None:
+    from pydantic import ValidationError
+
+    from reliability_lab.agents import RunResult
+
+    records = [_record(i, seed=i, model="sim/x", simulated=True) for i in range(4)]
+    records[2][field] = value
+    with pytest.raises(ValidationError) as verdict:  # what the record model says about it
+        RunResult.model_validate({k: v for k, v in records[2].items() if k != "trajectory"})
+    assert any(e["loc"][0] == field for e in verdict.value.errors())
+    with pytest.raises(RunTableError, match=rf"results.jsonl: line 3: field '{field}': "):
+        records_to_run_table(records, source="results.jsonl")
+
+
+def test_actions_are_read_as_codes() -> None:
+    from reliability_lab._actions import ActionsDtype
+
+    records = [_record(i) for i in range(6)]
+    table = records_to_run_table(records)
+    assert isinstance(table["actions"].dtype, ActionsDtype)
+    assert table["actions"].tolist() == [r["actions"] for r in records]
