@@ -34,7 +34,8 @@ from reliability_lab.runs import validate_run_table
 from reliability_lab.simulate import SimulatedAgent, Simulation, simulate_runs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import study_validity  # this directory's sibling module
+import study_adaptive  # this directory's sibling modules
+import study_validity
 
 A = 0.6
 THETA = 1 / (2 * A + 1)  # E[(2p − 1)²] under Beta(0.6, 0.6)
@@ -333,6 +334,16 @@ def _sections(q: bool) -> dict[str, tuple[str, Callable[[], pd.DataFrame]]]:
             "plan_runs with the allowance for noise: experiments meeting the target "
             "(8 pilots of 40 × 4, 10 experiments each)",
             lambda: study_validity.planning_assurance_table(2 if q else 8, 3 if q else 10),
+        ),
+        "adaptive_bias": (
+            "Adaptive runs: bias and coverage of the unbiased C_out by allocation rule "
+            "(T = 100, initial K = 3, budget 600 runs, batch 20, 200 experiments per row)",
+            lambda: study_adaptive.adaptive_bias_table(2 if q else 200, 100 if q else 200),
+        ),
+        "adaptive_design": (
+            "Adaptive runs: the least within-task variance of any unbiased C_out,t, by design "
+            "(exact, p ~ Beta(0.6, 0.6))",
+            study_adaptive.unbiased_design_table,
         ),
     }
 
