@@ -325,6 +325,11 @@ def _sections(q: bool) -> dict[str, tuple[str, Callable[[], pd.DataFrame]]]:
             "exp(−CV) estimators (20,000 tasks per cell)",
             lambda: study_validity.spread_bias_table(2000 if q else 20_000),
         ),
+        "spread_region": (
+            "Where the jackknife C_res and C_conf are within 0.01 of exp(−CV) (CV grid step "
+            "0.05, 20,000 tasks per cell; the report's warning uses the last column)",
+            lambda: study_validity.spread_region_table(2000 if q else 20_000),
+        ),
         "level": (
             "Level of compare_agents under the null (α = 5 %, K = 5, 300 replications, "
             "B = 100 random sign patterns beyond 12 tasks, default family)",

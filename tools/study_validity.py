@@ -1,7 +1,9 @@
 """Sections of the simulation study for the promises of issue 24 (see tools/simulation_study.py).
 
 - :func:`spread_bias_table`: bias of the plug-in and jackknife exp(−CV) per task under
-  log-normal and gamma values, by within-task CV and K (the range the report warns outside);
+  log-normal and gamma values, by within-task CV and K;
+- :func:`spread_region_table`: per K, the largest CV up to which the jackknife is within 0.01
+  under both families (``reliability_lab.report._spread.REGION``, the report's warning);
 - :func:`level_table`: rejection rate of :func:`~reliability_lab.compare_agents` under the
   null (two agents with the same task difficulties and run distribution) per metric and the
   Holm family-wise rate, at T = 5, 10, 20, 50;
@@ -139,4 +141,46 @@ def planning_assurance_table(pilots: int, fresh: int) -> pd.DataFrame:
                 "experiments meeting the target": f"{np.mean(met):.0%} of {len(met)}",
             }
         )
+    return pd.DataFrame(rows)
+
+
+REGION_KS = (3, 4, 5, 6, 8, 10, 20)
+REGION_GRID = tuple(round(0.05 * i, 2) for i in range(1, 31))  # CV 0.05 … 1.5
+TOLERANCE = 0.01
+
+
+def _jackknife_cell(family: str, cv: float, k: int, n_tasks: int, seed: int) -> tuple[float, float]:
+    """(mean jackknife exp(−CV) − exp(−CV), median plug-in CV) of ``n_tasks`` tasks."""
+    x = _draw(family, cv, (n_tasks, k), np.random.default_rng(seed))
+    groups = Groups(codes=np.repeat(np.arange(n_tasks), k), labels=np.arange(n_tasks))
+    values = resource_per_task({"v": x.ravel()}, groups, "jackknife")
+    bias = float(np.nanmean(values)) - math.exp(-cv)
+    return bias, float(np.median(x.std(axis=1, ddof=1) / x.mean(axis=1)))
+
+
+def spread_region_table(n_tasks: int) -> pd.DataFrame:
+    """Per K, the largest within-task CV up to which the jackknife exp(−CV) is within
+    ``TOLERANCE`` at every grid CV, under log-normal and gamma values, and the median plug-in
+    CV of such tasks at that boundary (what the report's warning compares the data with)."""
+    rows = []
+    for k in REGION_KS:
+        row: dict[str, object] = {"K": k}
+        bounds = []
+        for family in ("log-normal", "gamma"):
+            best, first_out = 0.0, "none up to 1.5"
+            for i, cv in enumerate(REGION_GRID):
+                bias, _ = _jackknife_cell(family, cv, k, n_tasks, 1000 * k + i)
+                if abs(bias) > TOLERANCE:
+                    first_out = f"{cv} ({bias:+.3f})"
+                    break
+                best = cv
+            bounds.append(best)
+            row[f"{family}: largest CV"] = best
+            row[f"{family}: first CV outside (bias)"] = first_out
+        region = min(bounds)
+        row["region: CV ≤"] = region
+        # the warning's threshold: the median plug-in CV at the region's edge, lower family
+        edge = [_jackknife_cell(f, region, k, n_tasks, 7)[1] for f in ("log-normal", "gamma")]
+        row["median plug-in CV at the edge (lower family)"] = f"{min(edge):.2f}" if region else "–"
+        rows.append(row)
     return pd.DataFrame(rows)
