@@ -35,6 +35,7 @@ from reliability_lab.simulate import SimulatedAgent, Simulation, simulate_runs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import study_adaptive  # this directory's sibling modules
+import study_spread
 import study_validity
 
 A = 0.6
@@ -330,6 +331,18 @@ def _sections(q: bool) -> dict[str, tuple[str, Callable[[], pd.DataFrame]]]:
             "0.05, 20,000 tasks per cell; the report's warning uses the last column)",
             lambda: study_validity.spread_region_table(2000 if q else 20_000),
         ),
+        "spread_alternatives": (
+            "Estimators of exp(−CV) tried for the unbiased C_res: per-task bias (SD) under "
+            "log-normal, gamma and Weibull values (20,000 tasks per cell)",
+            lambda: study_spread.spread_alternatives_table(2000 if q else 20_000),
+        ),
+        "two_level": (
+            "Coverage of 95 % intervals by bootstrap (default profile, K = 5, 200 "
+            "replications, B = 200; true values from 20,000 tasks)",
+            lambda: study_validity.two_level_coverage_table(
+                4 if q else 200, 100 if q else 200, truth_tasks=2000 if q else 20_000
+            ),
+        ),
         "level": (
             "Level of compare_agents under the null (α = 5 %, K = 5, 300 replications, "
             "B = 100 random sign patterns beyond 12 tasks, default family)",
@@ -342,8 +355,8 @@ def _sections(q: bool) -> dict[str, tuple[str, Callable[[], pd.DataFrame]]]:
         ),
         "adaptive_bias": (
             "Adaptive runs: bias and coverage of the unbiased C_out by allocation rule "
-            "(T = 100, initial K = 3, budget 600 runs, batch 20, 200 experiments per row)",
-            lambda: study_adaptive.adaptive_bias_table(2 if q else 200, 100 if q else 200),
+            "(T = 100, initial K = 3, budget 600 runs, batch 20, B = 200, 150 experiments per row)",
+            lambda: study_adaptive.adaptive_bias_table(2 if q else 150, 100 if q else 200),
         ),
         "adaptive_design": (
             "Adaptive runs: the least within-task variance of any unbiased C_out,t, by design "

@@ -184,3 +184,38 @@ def spread_region_table(n_tasks: int) -> pd.DataFrame:
         row["median plug-in CV at the edge (lower family)"] = f"{min(edge):.2f}" if region else "–"
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+TWO_LEVEL_METRICS = ("accuracy", "P_brier", "C_out", "R_Con")
+
+
+def two_level_coverage_table(
+    reps: int, n_boot: int, sizes: tuple[int, ...] = (20, 50), truth_tasks: int = 20_000
+) -> pd.DataFrame:
+    """Coverage of 95 % intervals, tasks vs two-level bootstrap, of pooled metrics, C_out and
+    R_Con (default profile, K = 5). True values: the report on ``truth_tasks`` tasks of the agent
+    (each metric is a mean over tasks or runs, so its K = 5 value is what a huge T gives)."""
+    agent = SimulatedAgent(trajectory_noise=0.2, overconfidence=0.2, resource_cv=0.4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        big = reliability_report(Simulation(agent, truth_tasks, 5, seed=1).runs(5), n_boot=0)
+    truth = {m: float(big.iloc[0][m]) for m in TWO_LEVEL_METRICS}
+    rows = []
+    for t in sizes:
+        hits: dict[tuple[str, str], list[bool]] = {}
+        for rep in range(reps):
+            runs = Simulation(agent, t, 5, seed=20_000 + rep).runs(5)
+            for boot in ("tasks", "two-level"):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    row = reliability_report(runs, n_boot=n_boot, bootstrap=boot, seed=rep)
+                out = row.iloc[0]
+                for m in TWO_LEVEL_METRICS:
+                    lo, hi = float(out[f"{m}_lo"]), float(out[f"{m}_hi"])
+                    hits.setdefault((boot, m), []).append(lo <= truth[m] <= hi)
+        for boot in ("tasks", "two-level"):
+            rows.append(
+                {"T": t, "bootstrap": boot}
+                | {m: f"{np.mean(hits[(boot, m)]):.1%}" for m in TWO_LEVEL_METRICS}
+            )
+    return pd.DataFrame(rows)
