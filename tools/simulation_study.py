@@ -210,6 +210,7 @@ def _curves(
             profile="unbiased",
             n_boot=n_boot,
             seed=seed,
+            rule="uncertainty",
         )
         uniform.append([allocator.current_halfwidth(sim.runs(n // t)) for n in totals])
         counts = np.full(t, totals[0] // t)
@@ -230,7 +231,8 @@ def _runs_to_reach(totals: list[int], widths: np.ndarray, target: float) -> str:
 
 
 def adaptive_table(seeds: int, n_boot: int) -> pd.DataFrame:
-    """Mean C_out (unbiased) half-width vs total runs, uniform K vs adaptive, T = 100."""
+    """Mean C_out (unbiased) half-width vs total runs, uniform K vs the ``uncertainty`` rule,
+    T = 100."""
     t = 100
     totals = [t * k for k in (3, 4, 5, 6, 8, 10, 12)]
     rows = []
