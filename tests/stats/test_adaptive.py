@@ -175,10 +175,24 @@ def test_interrupted_adaptive_rounds_resume_to_the_same_result(
     assert again.n_executed == 0 and _outcomes(out) == _outcomes(adaptive_finished)
 
 
+def test_uncertainty_experiment_is_labelled_biased(tmp_path: Path) -> None:
+    from reliability_lab.results import summarize_directory
+
+    block = {"halfwidth": 0.001, "max_runs": 3, "batch": 2, "allocation": "uncertainty"}
+    out = tmp_path / "results"
+    run_experiment(_config(out, adaptive=block), progress=False)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["adaptive"]["allocation"] == "uncertainty"
+    assert "optional stopping" in summary["adaptive"]["bias"]
+    text = format_summary(summarize_directory(out))
+    assert "allocation uncertainty, biased: the extra runs were decided" in text
+
+
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
         ({"metric": "accuracy", "halfwidth": 0.1, "max_runs": 4}, "cannot target 'accuracy'"),
+        ({"halfwidth": 0.1, "max_runs": 4, "allocation": "greedy"}, "adaptive.allocation"),
         ({"halfwidth": 0.1, "max_runs": 2}, r"adaptive.max_runs \(2\) must exceed runs \(2\)"),
         ({"halfwidth": 0, "max_runs": 4}, "adaptive.halfwidth"),
     ],

@@ -14,11 +14,8 @@ import pandas as pd
 import pytest
 
 from reliability_lab.errors import ConfigError
-from reliability_lab.experiment import parse_config
 from reliability_lab.report.allocation import AdaptiveAllocator, fewest_runs
 from reliability_lab.results.adaptive_block import adaptive_lines, adaptive_summary
-from reliability_lab.results.console import format_summary
-from reliability_lab.runner import run_experiment
 from reliability_lab.simulate import SimulatedAgent, Simulation
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
@@ -105,31 +102,6 @@ def test_extra_runs_for_split_tasks_alone_cannot_help_an_unbiased_estimator() ->
     assert variance_adaptive == pytest.approx(variance_uniform, rel=1e-6)
 
 
-BASE: dict[str, Any] = {
-    "name": "adaptive-rule",
-    "seed": 5,
-    "runs": 2,
-    "max_concurrent": 4,
-    "environment": {"name": "customer_service", "limit": 4},
-    "agents": [{"label": "inc", "model": "sim/inconsistent"}],
-    "report": {"n_boot": 30},
-    "sessions": {"enabled": False},
-}
-
-
-def test_uncertainty_experiment_is_labelled_biased(tmp_path: Path) -> None:
-    from reliability_lab.results import summarize_directory
-
-    block = {"halfwidth": 0.001, "max_runs": 3, "batch": 2, "allocation": "uncertainty"}
-    out = tmp_path / "results"
-    run_experiment(parse_config(BASE | {"output": str(out), "adaptive": block}), progress=False)
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["adaptive"]["allocation"] == "uncertainty"
-    assert "optional stopping" in summary["adaptive"]["bias"]
-    text = format_summary(summarize_directory(out))
-    assert "allocation uncertainty, biased: the extra runs were decided" in text
-
-
 def _record(tmp_path: Path, settings: dict[str, Any]) -> Path:
     (tmp_path / "adaptive.json").write_text(
         json.dumps({"settings": settings, "initial_runs": 2, "rounds": []})
@@ -151,9 +123,3 @@ def test_unknown_rule_in_a_record_names_the_file(tmp_path: Path) -> None:
     runs = Simulation(SimulatedAgent(trajectory_noise=None), 3, 2, seed=0).runs(2)
     with pytest.raises(ConfigError, match=r"adaptive.json: settings.allocation='greedy'"):
         adaptive_summary(_record(tmp_path, {"allocation": "greedy"}), runs)
-
-
-def test_config_rejects_an_unknown_rule() -> None:
-    block = {"halfwidth": 0.1, "max_runs": 4, "allocation": "greedy"}
-    with pytest.raises(ConfigError, match="allocation"):
-        parse_config(BASE | {"adaptive": block})
