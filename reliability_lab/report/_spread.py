@@ -6,7 +6,7 @@ more than a jackknife corrects once the within-task CV is large, and at K = 3 it
 No estimator can do better for every distribution: exp(−CV) is not a polynomial in the
 distribution, so no function of K values has expectation exp(−CV) for all of them (Halmos
 1946) — an estimator unbiased at large CV is unbiased only for the family it assumes
-(docs/statistics.md, "Where the jackknife is unbiased").
+(docs/statistics.md, "Finite K").
 
 :data:`REGION` is the simulation study's table "Where the jackknife C_res and C_conf are within
 0.01" (log-normal and gamma values): per number of runs, the largest within-task CV up to
@@ -101,7 +101,6 @@ def spread_notes(stats: TaskStats) -> list[str]:
         notes.append(
             f"{name} (jackknife) {where}; these tasks have a median observed CV ≈ {cv:.2f} "
             f"with median {median_k:g} runs, so {name} may be off by more than 0.01 (high for "
-            'large CVs, low at 3 runs; the region by K: docs/statistics.md, "Where the '
-            'jackknife is unbiased")'
+            'large CVs, low at 3 runs; the region by K: docs/statistics.md, "Finite K")'
         )
     return notes

@@ -10,7 +10,7 @@ and the budget allows, ``batch`` tasks get one more run each, chosen by the ``ru
   evenly and which task gets a run never depends on that task's outcomes, so every task's
   runs stay a fixed-size sample and the ``unbiased`` estimators stay unbiased; only the
   stopping time depends on the data (its effect is measured in docs/statistics.md, table
-  "Adaptive runs: bias and coverage").
+  "Adaptive runs: bias and coverage" in "Simulation study").
 - ``uncertainty``: the tasks where one more run most shrinks the posterior variance of the
   task's success probability (:func:`uncertainty_scores`), under a Beta prior fitted to all
   the agent's tasks (:func:`beta_prior`, empirical Bayes) — Neyman allocation. The runs are

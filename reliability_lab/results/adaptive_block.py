@@ -84,7 +84,7 @@ ADAPTIVE_BIAS = (
 ADAPTIVE_UNIFORM = (
     "runs were added evenly (fewest runs first, ties in task order), never according to a "
     "task's own outcomes: the unbiased profile's estimates stay unbiased; only when to stop "
-    'depends on the data (docs/statistics.md, "Adaptive runs: bias and coverage")'
+    'depends on the data (docs/statistics.md, "Adaptive runs")'
 )
 #: The rule of an ``adaptive.json`` written before rules existed.
 LEGACY_RULE = "uncertainty"
