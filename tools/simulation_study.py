@@ -29,7 +29,6 @@ from reliability_lab.metrics.profiles import get_profile
 from reliability_lab.report._report import agent_rng, bootstrap_replicates
 from reliability_lab.report._taskstats import TaskStats
 from reliability_lab.report._within import RunResampler
-from reliability_lab.report.allocation import AdaptiveAllocator
 from reliability_lab.runs import validate_run_table
 from reliability_lab.simulate import SimulatedAgent, Simulation, simulate_runs
 
@@ -195,70 +194,6 @@ def power_table(reps: int, n_boot: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _curves(
-    agent: SimulatedAgent, t: int, totals: list[int], seeds: int, n_boot: int
-) -> tuple[np.ndarray, np.ndarray]:
-    uniform, adaptive = [], []
-    for seed in range(seeds):
-        sim = Simulation(agent, t, 40, seed=seed)
-        allocator = AdaptiveAllocator(
-            "C_out",
-            1e-9,
-            max_runs=40,
-            budget=10**7,
-            batch=max(1, t // 5),
-            profile="unbiased",
-            n_boot=n_boot,
-            seed=seed,
-            rule="uncertainty",
-        )
-        uniform.append([allocator.current_halfwidth(sim.runs(n // t)) for n in totals])
-        counts = np.full(t, totals[0] // t)
-        ids = {name: i for i, name in enumerate(sim.task_ids())}
-        curve = []
-        for total in totals:
-            while counts.sum() < total:
-                for task in allocator.step(sim.runs(counts)).tasks:
-                    counts[ids[task]] += 1
-            curve.append(allocator.current_halfwidth(sim.runs(counts)))
-        adaptive.append(curve)
-    return np.mean(uniform, axis=0), np.mean(adaptive, axis=0)
-
-
-def _runs_to_reach(totals: list[int], widths: np.ndarray, target: float) -> str:
-    below = np.flatnonzero(widths <= target)
-    return str(totals[below[0]]) if below.size else f"> {totals[-1]}"
-
-
-def adaptive_table(seeds: int, n_boot: int) -> pd.DataFrame:
-    """Mean C_out (unbiased) half-width vs total runs, uniform K vs the ``uncertainty`` rule,
-    T = 100."""
-    t = 100
-    totals = [t * k for k in (3, 4, 5, 6, 8, 10, 12)]
-    rows = []
-    populations: dict[str, SimulatedAgent] = {
-        "Beta(0.6, 0.6)": FAST_AGENT,
-        "Beta(0.6, 0.6), half the tasks all-or-nothing": SimulatedAgent(
-            trajectory_noise=None, deterministic_share=0.5
-        ),
-    }
-    for name, agent in populations.items():
-        uniform, adaptive = _curves(agent, t, totals, seeds, n_boot)
-        for label, widths in (("uniform K", uniform), ("adaptive", adaptive)):
-            rows.append(
-                {
-                    "tasks": name,
-                    "allocation": label,
-                    **{f"{n} runs": f"{w:.4f}" for n, w in zip(totals, widths, strict=True)},
-                }
-            )
-        for target in (uniform[2], uniform[4]):
-            u, a = (_runs_to_reach(totals, w, target) for w in (uniform, adaptive))
-            text = f"runs to reach ±{target:.4f}: uniform {u}, adaptive {a}"
-            rows.append({"tasks": name, "allocation": text})
-    return pd.DataFrame(rows).fillna("")
-
-
 def planning_table(reps: int) -> pd.DataFrame:
     """plan_runs from a 40 × 4 pilot vs the half-width fresh experiments of its design reach."""
     rows = []
@@ -317,7 +252,7 @@ def _sections(q: bool) -> dict[str, tuple[str, Callable[[], pd.DataFrame]]]:
         "adaptive": (
             "Adaptive vs uniform allocation (C_out half-width, unbiased, T = 100, "
             "mean of 10 task samples)",
-            lambda: adaptive_table(2 if q else 10, 100 if q else 300),
+            lambda: study_adaptive.adaptive_table(2 if q else 10, 100 if q else 300),
         ),
         "planning": (
             "plan_runs: recommended design vs achieved half-width (20 fresh experiments)",
