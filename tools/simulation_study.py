@@ -29,12 +29,13 @@ from reliability_lab.metrics.profiles import get_profile
 from reliability_lab.report._report import agent_rng, bootstrap_replicates
 from reliability_lab.report._taskstats import TaskStats
 from reliability_lab.report._within import RunResampler
-from reliability_lab.report.allocation import AdaptiveAllocator
 from reliability_lab.runs import validate_run_table
 from reliability_lab.simulate import SimulatedAgent, Simulation, simulate_runs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import study_validity  # this directory's sibling module
+import study_adaptive  # this directory's sibling modules
+import study_spread
+import study_validity
 
 A = 0.6
 THETA = 1 / (2 * A + 1)  # E[(2p − 1)²] under Beta(0.6, 0.6)
@@ -193,68 +194,6 @@ def power_table(reps: int, n_boot: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _curves(
-    agent: SimulatedAgent, t: int, totals: list[int], seeds: int, n_boot: int
-) -> tuple[np.ndarray, np.ndarray]:
-    uniform, adaptive = [], []
-    for seed in range(seeds):
-        sim = Simulation(agent, t, 40, seed=seed)
-        allocator = AdaptiveAllocator(
-            "C_out",
-            1e-9,
-            max_runs=40,
-            budget=10**7,
-            batch=max(1, t // 5),
-            profile="unbiased",
-            n_boot=n_boot,
-            seed=seed,
-        )
-        uniform.append([allocator.current_halfwidth(sim.runs(n // t)) for n in totals])
-        counts = np.full(t, totals[0] // t)
-        ids = {name: i for i, name in enumerate(sim.task_ids())}
-        curve = []
-        for total in totals:
-            while counts.sum() < total:
-                for task in allocator.step(sim.runs(counts)).tasks:
-                    counts[ids[task]] += 1
-            curve.append(allocator.current_halfwidth(sim.runs(counts)))
-        adaptive.append(curve)
-    return np.mean(uniform, axis=0), np.mean(adaptive, axis=0)
-
-
-def _runs_to_reach(totals: list[int], widths: np.ndarray, target: float) -> str:
-    below = np.flatnonzero(widths <= target)
-    return str(totals[below[0]]) if below.size else f"> {totals[-1]}"
-
-
-def adaptive_table(seeds: int, n_boot: int) -> pd.DataFrame:
-    """Mean C_out (unbiased) half-width vs total runs, uniform K vs adaptive, T = 100."""
-    t = 100
-    totals = [t * k for k in (3, 4, 5, 6, 8, 10, 12)]
-    rows = []
-    populations: dict[str, SimulatedAgent] = {
-        "Beta(0.6, 0.6)": FAST_AGENT,
-        "Beta(0.6, 0.6), half the tasks all-or-nothing": SimulatedAgent(
-            trajectory_noise=None, deterministic_share=0.5
-        ),
-    }
-    for name, agent in populations.items():
-        uniform, adaptive = _curves(agent, t, totals, seeds, n_boot)
-        for label, widths in (("uniform K", uniform), ("adaptive", adaptive)):
-            rows.append(
-                {
-                    "tasks": name,
-                    "allocation": label,
-                    **{f"{n} runs": f"{w:.4f}" for n, w in zip(totals, widths, strict=True)},
-                }
-            )
-        for target in (uniform[2], uniform[4]):
-            u, a = (_runs_to_reach(totals, w, target) for w in (uniform, adaptive))
-            text = f"runs to reach ±{target:.4f}: uniform {u}, adaptive {a}"
-            rows.append({"tasks": name, "allocation": text})
-    return pd.DataFrame(rows).fillna("")
-
-
 def planning_table(reps: int) -> pd.DataFrame:
     """plan_runs from a 40 × 4 pilot vs the half-width fresh experiments of its design reach."""
     rows = []
@@ -313,7 +252,7 @@ def _sections(q: bool) -> dict[str, tuple[str, Callable[[], pd.DataFrame]]]:
         "adaptive": (
             "Adaptive vs uniform allocation (C_out half-width, unbiased, T = 100, "
             "mean of 10 task samples)",
-            lambda: adaptive_table(2 if q else 10, 100 if q else 300),
+            lambda: study_adaptive.adaptive_table(2 if q else 10, 100 if q else 300),
         ),
         "planning": (
             "plan_runs: recommended design vs achieved half-width (20 fresh experiments)",
@@ -324,6 +263,23 @@ def _sections(q: bool) -> dict[str, tuple[str, Callable[[], pd.DataFrame]]]:
             "exp(−CV) estimators (20,000 tasks per cell)",
             lambda: study_validity.spread_bias_table(2000 if q else 20_000),
         ),
+        "spread_region": (
+            "Where the jackknife C_res and C_conf are within 0.01 of exp(−CV) (CV grid step "
+            "0.05, 20,000 tasks per cell; the report's warning uses the last column)",
+            lambda: study_validity.spread_region_table(2000 if q else 20_000),
+        ),
+        "spread_alternatives": (
+            "Estimators of exp(−CV) tried for the unbiased C_res: per-task bias (SD) under "
+            "log-normal, gamma and Weibull values (20,000 tasks per cell)",
+            lambda: study_spread.spread_alternatives_table(2000 if q else 20_000),
+        ),
+        "two_level": (
+            "Coverage of 95 % intervals by bootstrap (default profile, K = 5, 200 "
+            "replications, B = 200; true values from 20,000 tasks)",
+            lambda: study_validity.two_level_coverage_table(
+                4 if q else 200, 100 if q else 200, truth_tasks=2000 if q else 20_000
+            ),
+        ),
         "level": (
             "Level of compare_agents under the null (α = 5 %, K = 5, 300 replications, "
             "B = 100 random sign patterns beyond 12 tasks, default family)",
@@ -333,6 +289,16 @@ def _sections(q: bool) -> dict[str, tuple[str, Callable[[], pd.DataFrame]]]:
             "plan_runs with the allowance for noise: experiments meeting the target "
             "(8 pilots of 40 × 4, 10 experiments each)",
             lambda: study_validity.planning_assurance_table(2 if q else 8, 3 if q else 10),
+        ),
+        "adaptive_bias": (
+            "Adaptive runs: bias and coverage of the unbiased C_out by allocation rule "
+            "(T = 100, initial K = 3, budget 600 runs, batch 20, B = 200, 150 experiments per row)",
+            lambda: study_adaptive.adaptive_bias_table(2 if q else 150, 100 if q else 200),
+        ),
+        "adaptive_design": (
+            "Adaptive runs: the least within-task variance of any unbiased C_out,t, by design "
+            "(exact, p ~ Beta(0.6, 0.6))",
+            study_adaptive.unbiased_design_table,
         ),
     }
 

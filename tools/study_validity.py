@@ -1,7 +1,9 @@
 """Sections of the simulation study for the promises of issue 24 (see tools/simulation_study.py).
 
 - :func:`spread_bias_table`: bias of the plug-in and jackknife exp(−CV) per task under
-  log-normal and gamma values, by within-task CV and K (the range the report warns outside);
+  log-normal and gamma values, by within-task CV and K;
+- :func:`spread_region_table`: per K, the largest CV up to which the jackknife is within 0.01
+  under both families (``reliability_lab.report._spread.REGION``, the report's warning);
 - :func:`level_table`: rejection rate of :func:`~reliability_lab.compare_agents` under the
   null (two agents with the same task difficulties and run distribution) per metric and the
   Holm family-wise rate, at T = 5, 10, 20, 50;
@@ -139,4 +141,81 @@ def planning_assurance_table(pilots: int, fresh: int) -> pd.DataFrame:
                 "experiments meeting the target": f"{np.mean(met):.0%} of {len(met)}",
             }
         )
+    return pd.DataFrame(rows)
+
+
+REGION_KS = (3, 4, 5, 6, 8, 10, 20)
+REGION_GRID = tuple(round(0.05 * i, 2) for i in range(1, 31))  # CV 0.05 … 1.5
+TOLERANCE = 0.01
+
+
+def _jackknife_cell(family: str, cv: float, k: int, n_tasks: int, seed: int) -> tuple[float, float]:
+    """(mean jackknife exp(−CV) − exp(−CV), median plug-in CV) of ``n_tasks`` tasks."""
+    x = _draw(family, cv, (n_tasks, k), np.random.default_rng(seed))
+    groups = Groups(codes=np.repeat(np.arange(n_tasks), k), labels=np.arange(n_tasks))
+    values = resource_per_task({"v": x.ravel()}, groups, "jackknife")
+    bias = float(np.nanmean(values)) - math.exp(-cv)
+    return bias, float(np.median(x.std(axis=1, ddof=1) / x.mean(axis=1)))
+
+
+def spread_region_table(n_tasks: int) -> pd.DataFrame:
+    """Per K, the largest within-task CV up to which the jackknife exp(−CV) is within
+    ``TOLERANCE`` at every grid CV, under log-normal and gamma values, and the median plug-in
+    CV of such tasks at that boundary (what the report's warning compares the data with)."""
+    rows = []
+    for k in REGION_KS:
+        row: dict[str, object] = {"K": k}
+        bounds = []
+        for family in ("log-normal", "gamma"):
+            best, first_out = 0.0, "none up to 1.5"
+            for i, cv in enumerate(REGION_GRID):
+                bias, _ = _jackknife_cell(family, cv, k, n_tasks, 1000 * k + i)
+                if abs(bias) > TOLERANCE:
+                    first_out = f"{cv} ({bias:+.3f})"
+                    break
+                best = cv
+            bounds.append(best)
+            row[f"{family}: largest CV"] = best
+            row[f"{family}: first CV outside (bias)"] = first_out
+        region = min(bounds)
+        row["region: CV ≤"] = region
+        # the warning's threshold: the median plug-in CV at the region's edge, lower family
+        edge = [_jackknife_cell(f, region, k, n_tasks, 7)[1] for f in ("log-normal", "gamma")]
+        row["median plug-in CV at the edge (lower family)"] = f"{min(edge):.2f}" if region else "–"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+TWO_LEVEL_METRICS = ("accuracy", "P_brier", "C_out", "R_Con")
+
+
+def two_level_coverage_table(
+    reps: int, n_boot: int, sizes: tuple[int, ...] = (20, 50), truth_tasks: int = 20_000
+) -> pd.DataFrame:
+    """Coverage of 95 % intervals, tasks vs two-level bootstrap, of pooled metrics, C_out and
+    R_Con (default profile, K = 5). True values: the report on ``truth_tasks`` tasks of the agent
+    (each metric is a mean over tasks or runs, so its K = 5 value is what a huge T gives)."""
+    agent = SimulatedAgent(trajectory_noise=0.2, overconfidence=0.2, resource_cv=0.4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        big = reliability_report(Simulation(agent, truth_tasks, 5, seed=1).runs(5), n_boot=0)
+    truth = {m: float(big.iloc[0][m]) for m in TWO_LEVEL_METRICS}
+    rows = []
+    for t in sizes:
+        hits: dict[tuple[str, str], list[bool]] = {}
+        for rep in range(reps):
+            runs = Simulation(agent, t, 5, seed=20_000 + rep).runs(5)
+            for boot in ("tasks", "two-level"):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    row = reliability_report(runs, n_boot=n_boot, bootstrap=boot, seed=rep)
+                out = row.iloc[0]
+                for m in TWO_LEVEL_METRICS:
+                    lo, hi = float(out[f"{m}_lo"]), float(out[f"{m}_hi"])
+                    hits.setdefault((boot, m), []).append(lo <= truth[m] <= hi)
+        for boot in ("tasks", "two-level"):
+            rows.append(
+                {"T": t, "bootstrap": boot}
+                | {m: f"{np.mean(hits[(boot, m)]):.1%}" for m in TWO_LEVEL_METRICS}
+            )
     return pd.DataFrame(rows)

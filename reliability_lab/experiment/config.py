@@ -75,6 +75,10 @@ class AdaptiveSettings(BaseModel):
     ``max_runs`` × tasks."""
     batch: Int | None = Field(default=None, ge=1)
     """Runs added per agent and round; default a fifth of the tasks (at least 1)."""
+    allocation: Literal["uniform", "uncertainty"] = "uniform"
+    """Which tasks get the runs: ``uniform`` (fewest runs first; the estimates stay unbiased)
+    or ``uncertainty`` (most uncertain first; biased by optional stopping). See
+    :data:`reliability_lab.report.allocation.ALLOCATION_RULES`."""
 
     @field_validator("metric")
     @classmethod

@@ -3,14 +3,24 @@
 After every task has its initial K runs, an experiment can keep adding runs until the target
 metric's interval is narrow enough. Each round, :class:`AdaptiveAllocator` computes the
 report's interval of the target metric from the runs so far; if it is wider than the target
-and the budget allows, the ``batch`` tasks whose outcomes are most uncertain get one more run
-each: the tasks where one more run most shrinks the posterior variance of the task's success
-probability (:func:`uncertainty_scores`), under a Beta prior fitted to all the agent's tasks
-(:func:`beta_prior`, empirical Bayes). With that prior, a task unanimous so far counts as
-nearly settled when the agent's tasks are mostly all-or-nothing, and as open when they are
-not. Greedy allocation by marginal variance reduction is Neyman allocation: runs go where
-they remove the most variance per run. The allocator is a pure function of the runs, so replaying it
-on recorded results gives the same decisions (what makes an adaptive experiment resumable).
+and the budget allows, ``batch`` tasks get one more run each, chosen by the ``rule``
+(:data:`ALLOCATION_RULES`):
+
+- ``uniform`` (default): the tasks with the fewest runs, ties in task-label order — K grows
+  evenly and which task gets a run never depends on that task's outcomes, so every task's
+  runs stay a fixed-size sample and the ``unbiased`` estimators stay unbiased; only the
+  stopping time depends on the data (its effect is measured in docs/statistics.md, table
+  "Adaptive runs: bias and coverage" in "Simulation study").
+- ``uncertainty``: the tasks where one more run most shrinks the posterior variance of the
+  task's success probability (:func:`uncertainty_scores`), under a Beta prior fitted to all
+  the agent's tasks (:func:`beta_prior`, empirical Bayes) — Neyman allocation. The runs are
+  decided from the outcomes they are then pooled with, so the estimates are **biased**
+  (optional stopping; :data:`~reliability_lab.results.adaptive_block.ADAPTIVE_BIAS`). No
+  unbiased estimator can use such runs to beat uniform K (docs/statistics.md, "Adaptive
+  runs"); the rule shows where the noise is.
+
+The allocator is a pure function of the runs, so replaying it on recorded results gives the
+same decisions (what makes an adaptive experiment resumable).
 
 Adaptive runs make K differ between tasks. The per-task metrics it can target are means over
 tasks (each task counts once however many runs it has); pooled metrics (accuracy, Brier,
@@ -31,7 +41,12 @@ from reliability_lab.metrics.registry import METRIC_REGISTRY
 from reliability_lab.report._report import reliability_report
 from reliability_lab.runs import BASELINE, is_infrastructure_error
 
-__all__ = ["ADAPTIVE_METRICS", "AdaptiveAllocator", "AdaptiveStep"]
+__all__ = ["ADAPTIVE_METRICS", "ALLOCATION_RULES", "AdaptiveAllocator", "AdaptiveStep"]
+
+#: How an adaptive round picks its tasks (see the module docstring); the first is the default.
+ALLOCATION_RULES = ("uniform", "uncertainty")
+#: The rule whose estimates are biased by optional stopping.
+BIASED_RULES = ("uncertainty",)
 
 #: Metrics an adaptive experiment can target: means over tasks of per-task values, and R_Con,
 #: which is built only from such means.
@@ -69,8 +84,12 @@ class AdaptiveAllocator:
     confidence_level: float = 0.95
     seed: int = 0
     bootstrap: str = "tasks"
+    rule: str = ALLOCATION_RULES[0]
+    """Which tasks get the runs: one of :data:`ALLOCATION_RULES`."""
 
     def __post_init__(self) -> None:
+        if self.rule not in ALLOCATION_RULES:
+            raise ValueError(f"rule={self.rule!r}: choose one of {list(ALLOCATION_RULES)}")
         if self.metric not in ADAPTIVE_METRICS:
             raise ValueError(
                 f"metric={self.metric!r} cannot be targeted adaptively; choose one of "
@@ -117,13 +136,27 @@ class AdaptiveAllocator:
         open_tasks = counts[counts["count"] < self.max_runs]
         if open_tasks.empty:
             return AdaptiveStep(width, (), "every task at max_runs")
+        n = min(self.batch, room)
+        if self.rule == "uniform":
+            return AdaptiveStep(width, tuple(fewest_runs(open_tasks["count"], n)), "continue")
         prior = beta_prior(
             counts["sum"].to_numpy(dtype=float), counts["count"].to_numpy(dtype=float)
         )
-        chosen = most_uncertain(
-            open_tasks["sum"], open_tasks["count"], min(self.batch, room), prior
-        )
+        chosen = most_uncertain(open_tasks["sum"], open_tasks["count"], n, prior)
         return AdaptiveStep(width, tuple(chosen), "continue")
+
+
+def fewest_runs(runs: pd.Series, n: int) -> list[str]:
+    """The ``n`` tasks (index labels) with the fewest runs; ties go to the earlier label.
+
+    Examples
+    --------
+    >>> fewest_runs(pd.Series([4, 3, 3, 4], index=["d", "c", "a", "b"]), 3)
+    ['a', 'c', 'b']
+    """
+    labels = np.array([str(label) for label in runs.index])
+    order = np.lexsort((labels, runs.to_numpy()))
+    return [str(labels[i]) for i in order[:n]]
 
 
 def beta_prior(successes: np.ndarray, runs: np.ndarray) -> tuple[float, float]:

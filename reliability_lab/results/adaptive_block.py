@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reliability_lab.errors import ConfigError
+from reliability_lab.report.allocation import ALLOCATION_RULES, BIASED_RULES
 from reliability_lab.runs import BASELINE, RunKey
 
 if TYPE_CHECKING:
@@ -71,13 +72,39 @@ def decided_keys(directory: Path) -> list[RunKey]:
     ]
 
 
-#: What the adaptive block says about its estimates (docs/statistics.md, "Adaptive runs").
+#: What the adaptive block says about the estimates of the ``uncertainty`` rule
+#: (docs/statistics.md, "Adaptive runs").
 ADAPTIVE_BIAS = (
     "the extra runs were decided from the outcomes they are then pooled with (optional "
     "stopping), so the estimates of this experiment are biased — the unbiased C_out by "
     "+0.06 to +0.11 at 600 runs on 100 tasks (issue 24's study), where uniform K is unbiased; "
     "use them to see where runs went, and a uniform-K experiment for the numbers you report"
 )
+#: ... and of the ``uniform`` rule.
+ADAPTIVE_UNIFORM = (
+    "runs were added evenly (fewest runs first, ties in task order), never according to a "
+    "task's own outcomes: the unbiased profile's estimates stay unbiased; only when to stop "
+    'depends on the data (docs/statistics.md, "Adaptive runs")'
+)
+#: The rule of an ``adaptive.json`` written before rules existed.
+LEGACY_RULE = "uncertainty"
+
+
+def allocation_rule(settings: Mapping[str, Any]) -> str:
+    """The allocation rule an adaptive record was made with (older records: ``uncertainty``).
+
+    Raises
+    ------
+    ConfigError
+        The record names a rule this version does not know.
+    """
+    rule = settings.get("allocation", LEGACY_RULE)
+    if rule not in ALLOCATION_RULES:
+        raise ConfigError(
+            f"{ADAPTIVE_FILE}: settings.allocation={rule!r}; "
+            f"expected one of {list(ALLOCATION_RULES)}"
+        )
+    return str(rule)
 
 
 def adaptive_summary(directory: Path, runs: pd.DataFrame) -> dict[str, Any] | None:
@@ -85,7 +112,8 @@ def adaptive_summary(directory: Path, runs: pd.DataFrame) -> dict[str, Any] | No
     record = read_adaptive(directory)
     if record is None:
         return None
-    settings = record.get("settings", {})
+    settings = record.get("settings") or {}
+    rule = allocation_rule(settings)
     rounds = record["rounds"]
     base = runs[runs["condition"] == BASELINE]
     agents: dict[str, Any] = {}
@@ -114,7 +142,9 @@ def adaptive_summary(directory: Path, runs: pd.DataFrame) -> dict[str, Any] | No
             "equally; pooled metrics (accuracy, predictability, robustness) weight tasks by "
             "their runs"
         ),
-        "bias": ADAPTIVE_BIAS,
+        "allocation": rule,
+        "bias": ADAPTIVE_BIAS if rule in BIASED_RULES else None,
+        "unbiased_note": None if rule in BIASED_RULES else ADAPTIVE_UNIFORM,
     }
 
 
@@ -137,5 +167,10 @@ def adaptive_lines(content: Mapping[str, Any]) -> list[str]:
             f"half-width {widths} ({entry['stopped']})"
         )
     lines.append(f"    note: {info['note']}")
-    lines.append(f"    biased: {info.get('bias', ADAPTIVE_BIAS)}")
+    if "allocation" not in info:  # a summary written before the rules: the biased one
+        lines.append(f"    biased: {info.get('bias') or ADAPTIVE_BIAS}")
+    elif info.get("bias"):
+        lines.append(f"    allocation {info['allocation']}, biased: {info['bias']}")
+    else:
+        lines.append(f"    allocation {info['allocation']}: {info['unbiased_note']}")
     return lines

@@ -3,8 +3,9 @@
 With an ``adaptive:`` block in the config, once every planned run is recorded the runner
 works in rounds. Each round, for every agent, :class:`~reliability_lab.report.AdaptiveAllocator`
 computes the report interval of the target metric from the agent's runs so far and, while it
-is wider than ``halfwidth`` and the ``budget`` allows, picks the ``batch`` tasks whose
-outcomes are most uncertain; each gets one more **baseline** run (the next run index, seeded
+is wider than ``halfwidth`` and the ``budget`` allows, picks ``batch`` tasks by the block's
+``allocation`` rule (``uniform``: fewest runs first, the default, unbiased; ``uncertainty``:
+most uncertain first, biased); each gets one more **baseline** run (the next run index, seeded
 like every run by :func:`~reliability_lab.experiment.seeds.run_seed`). It stops when every
 agent reached its target, spent its budget, or has every task at ``max_runs``.
 
@@ -72,6 +73,7 @@ def _allocator(
         confidence_level=config.report.confidence_level,
         seed=config.seed,
         bootstrap=config.report.bootstrap,
+        rule=settings.allocation,
     )
 
 

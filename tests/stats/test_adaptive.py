@@ -127,7 +127,10 @@ def test_summary_records_the_allocation(adaptive_finished: Path) -> None:
     assert info["extra_runs"] == 10 and info["runs_per_task_max"] == 4
     assert sum(info["runs_per_task"].values()) == 20
     assert info["stopped"] == "budget spent"
-    assert "biased" in summary["adaptive"]["bias"]  # optional stopping (issue 24, item 6)
+    # the default rule adds runs evenly: no optional-stopping label (issue 24, item 6)
+    assert summary["adaptive"]["allocation"] == "uniform"
+    assert summary["adaptive"]["bias"] is None
+    assert "never according to a task's own outcomes" in summary["adaptive"]["unbiased_note"]
 
 
 def test_console_shows_the_allocation(adaptive_finished: Path) -> None:
@@ -136,7 +139,8 @@ def test_console_shows_the_allocation(adaptive_finished: Path) -> None:
     text = format_summary(summarize_directory(adaptive_finished))
     assert "Adaptive runs (target: C_out half-width ≤ 0.001" in text
     assert "inc: 10 extra runs in 5 rounds, runs per task 4–4" in text
-    assert "biased: the extra runs were decided from the outcomes" in text
+    assert "allocation uniform: runs were added evenly" in text
+    assert "biased:" not in text
 
 
 class _FailOnce:
@@ -171,10 +175,24 @@ def test_interrupted_adaptive_rounds_resume_to_the_same_result(
     assert again.n_executed == 0 and _outcomes(out) == _outcomes(adaptive_finished)
 
 
+def test_uncertainty_experiment_is_labelled_biased(tmp_path: Path) -> None:
+    from reliability_lab.results import summarize_directory
+
+    block = {"halfwidth": 0.001, "max_runs": 3, "batch": 2, "allocation": "uncertainty"}
+    out = tmp_path / "results"
+    run_experiment(_config(out, adaptive=block), progress=False)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["adaptive"]["allocation"] == "uncertainty"
+    assert "optional stopping" in summary["adaptive"]["bias"]
+    text = format_summary(summarize_directory(out))
+    assert "allocation uncertainty, biased: the extra runs were decided" in text
+
+
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
         ({"metric": "accuracy", "halfwidth": 0.1, "max_runs": 4}, "cannot target 'accuracy'"),
+        ({"halfwidth": 0.1, "max_runs": 4, "allocation": "greedy"}, "adaptive.allocation"),
         ({"halfwidth": 0.1, "max_runs": 2}, r"adaptive.max_runs \(2\) must exceed runs \(2\)"),
         ({"halfwidth": 0, "max_runs": 4}, "adaptive.halfwidth"),
     ],

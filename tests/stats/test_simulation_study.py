@@ -129,7 +129,7 @@ def test_compare_agents_detects_a_true_difference_and_holds_its_level() -> None:
 def _halfwidth_curve(sim: Simulation, totals: list[int], adaptive: bool, t: int) -> list[float]:
     allocator = AdaptiveAllocator(
         "C_out", 1e-9, max_runs=sim.max_runs, budget=10**6, batch=t // 5, profile="unbiased",
-        n_boot=200,
+        n_boot=200, rule="uncertainty",
     )  # fmt: skip
     if not adaptive:
         return [allocator.current_halfwidth(sim.runs(n // t)) for n in totals]
