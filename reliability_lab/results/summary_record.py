@@ -248,7 +248,8 @@ class RunIndexSummary(OverallMetrics):
     def to_json(self) -> dict[str, Any]:
         """The file's JSON object (``schema_version``, ``suite`` and ``run`` first)."""
         data = super().to_json()
-        head = {key: data.pop(key) for key in ("schema_version", "suite", "run") if key in data}
+        first = ("schema_version", "suite", "run")
+        head: dict[str, Any] = {key: data.pop(key) for key in first if key in data}
         return {**head, **data}
 
 
