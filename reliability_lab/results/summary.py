@@ -526,7 +526,8 @@ def _summarize(
         "gates_passed": all(g.passed for g in gate_results),
         **({"header_notes": notes} if notes else {}),
     }
-    record = SummaryRecord.from_content(content, source=str(out / SUMMARY_FILE))
+    # NaN-safe and redacted as the file is: the record in memory holds no secret either
+    record = SummaryRecord.from_content(json.loads(dumps(content)), source=str(out / SUMMARY_FILE))
     if records is not None and write:
         per_run = _run_index_metrics(runs, list(config.gates), header.models)
         _write_run_dirs(out, header, records, per_run)
@@ -540,6 +541,6 @@ def _summarize(
         report=report,
         metrics=metrics,
         gates=gate_results,
-        content=json.loads(dumps(record.to_json())),
+        content=record.to_json(),
         record=record,
     )
