@@ -93,7 +93,7 @@ class CostTotals(_Record):
 
 
 class ScoreMetrics(_Record):
-    """letta-evals' score metrics of a set of runs (docs/results.md, "Score metrics")."""
+    """letta-evals' score metrics of a set of runs (docs/results.md, "summary.json")."""
 
     total: int
     """Every run."""
