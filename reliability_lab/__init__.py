@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from reliability_lab import _moved
 from reliability_lab._lazy import lazy_exports
 from reliability_lab._providers import register_provider
 from reliability_lab._version import __version__
@@ -53,7 +52,6 @@ def _install_sim(litellm: Any) -> None:
 
 
 register_provider(_install_sim)
-_moved.install()  # the 0.1 module paths, deprecated (docs/architecture.md)
 
 # Public names loaded on first use: name -> module that defines it.
 _getattr, __dir__ = lazy_exports(

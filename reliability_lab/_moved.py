@@ -3,64 +3,41 @@
 The package was re-planned (docs/architecture.md): the results directory moved to
 :mod:`reliability_lab.results`, the engine to :mod:`reliability_lab.runner`, the metric registry
 and profiles to :mod:`reliability_lab.metrics`, and ``stats`` into :mod:`reliability_lab.report`.
-Code written against the old paths keeps working until the next release:
+Code written against the old paths that were used outside the package keeps working until the
+next release:
 
-- ``import reliability_lab.experiment.store`` (any module in :data:`MOVED`) is answered by a
-  finder that imports the new module, warns once per import, and registers the *same* module
-  object under the old name (so ``monkeypatch`` on either path patches one module);
+- each old module path of :data:`MOVED` is a small file at that path (for example
+  ``reliability_lab/experiment/store.py``) whose only statement is ``alias(__name__)``:
+  importing it warns once and makes the old name *the same module object* as the new one
+  (:func:`alias`), so ``monkeypatch`` on either path patches one module;
 - a package's old public names (``reliability_lab.experiment.run_experiment``,
   ``reliability_lab.stats.compare_agents``, …) come from :func:`deprecated_exports`.
 
-The finder answers only the names in :data:`MOVED`; nothing here runs until such a name is
-imported. The architecture test (tests/test_architecture.py) reads no import of this module:
-these paths are strings, by design, so a shim can never hide a cycle.
+Nothing here runs at import of the package, and nothing is added to ``sys.meta_path``: only
+importing an old path does anything. The architecture test (tests/test_architecture.py) sees a
+stub import only this module: the new paths are strings, by design, so a shim can never hide a
+cycle. The old modules that nothing outside the package imported were removed instead
+(docs/architecture.md, "Old import paths").
 """
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
 import sys
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from importlib import import_module
-from types import ModuleType
 from typing import Any
 
-__all__ = ["MOVED", "deprecated_exports", "install"]
+__all__ = ["MOVED", "alias", "deprecated_exports"]
 
-#: Old module path -> new module path (removed in the release after 0.2).
+#: Old module path -> new module path (removed in the release after 0.2). Each old path is a
+#: stub file that calls :func:`alias`; tests/test_moved_paths.py keeps the two in step.
 MOVED: dict[str, str] = {
-    "reliability_lab.experiment._jsonio": "reliability_lab.results._jsonio",
-    "reliability_lab.experiment.audit": "reliability_lab.results.audit",
-    "reliability_lab.experiment.compare": "reliability_lab.results.compare_dirs",
-    "reliability_lab.experiment.console": "reliability_lab.results.console",
-    "reliability_lab.experiment.coverage": "reliability_lab.results.coverage",
-    "reliability_lab.experiment.diagnostics": "reliability_lab.results.diagnostics",
-    "reliability_lab.experiment.imported": "reliability_lab.results.imported",
-    "reliability_lab.experiment.lock": "reliability_lab.results.lock",
-    "reliability_lab.experiment.repair": "reliability_lab.results.repair",
-    "reliability_lab.experiment.results": "reliability_lab.results.read",
-    "reliability_lab.experiment.robustness": "reliability_lab.results.robustness_block",
-    "reliability_lab.experiment.safety_summary": "reliability_lab.results.safety_block",
     "reliability_lab.experiment.store": "reliability_lab.results.store",
-    "reliability_lab.experiment.summary": "reliability_lab.results.summary",
-    "reliability_lab.experiment.traces": "reliability_lab.results.traces",
-    "reliability_lab.experiment.adaptive": "reliability_lab.runner.adaptive",
-    "reliability_lab.experiment.execution": "reliability_lab.runner.execution",
-    "reliability_lab.experiment.preflight": "reliability_lab.runner.preflight",
-    "reliability_lab.experiment.prepare": "reliability_lab.runner.prepare",
-    "reliability_lab.experiment.progress": "reliability_lab.runner.progress",
-    "reliability_lab.experiment.ray_executor": "reliability_lab.runner.ray_executor",
-    "reliability_lab.experiment.runner": "reliability_lab.runner.runner",
     "reliability_lab.report.profiles": "reliability_lab.metrics.profiles",
-    "reliability_lab.report.registry": "reliability_lab.metrics.registry",
     "reliability_lab.sessions.metrics": "reliability_lab.metrics.session",
     "reliability_lab.sessions.signals": "reliability_lab.metrics.signals",
     "reliability_lab.stats.adaptive": "reliability_lab.report.allocation",
-    "reliability_lab.stats.compare": "reliability_lab.report.compare",
-    "reliability_lab.stats.planning": "reliability_lab.report.planning",
-    "reliability_lab.stats.simulate": "reliability_lab.simulate",
 }
 
 
@@ -73,32 +50,26 @@ def _warn(old: str, new: str, stacklevel: int = 3) -> None:
     )
 
 
-class _Alias(importlib.abc.Loader):
-    def __init__(self, new: str) -> None:
-        self.new = new
+def alias(old: str) -> None:
+    """Make the module being imported as ``old`` the module it moved to (:data:`MOVED`).
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
-        return ModuleType(spec.name)  # replaced in exec_module by the new module itself
+    Called by the stub file at the old path, as its module body runs: warns (once — the
+    import system runs a module body once per process), imports the new module and puts it
+    in ``sys.modules`` under the old name. The import system then hands out whatever
+    ``sys.modules`` holds under the name once the body has run (a module may replace itself
+    there), and binds that same object as the attribute of the parent package: ``import``,
+    ``from … import`` and ``importlib.import_module`` of the old path all give the new module.
 
-    def exec_module(self, module: ModuleType) -> None:
-        _warn(module.__name__, self.new)
-        sys.modules[module.__name__] = import_module(self.new)
-
-
-class _MovedFinder(importlib.abc.MetaPathFinder):
-    def find_spec(
-        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        new = MOVED.get(fullname)
-        if new is None:
-            return None
-        return importlib.machinery.ModuleSpec(fullname, _Alias(new))
-
-
-def install() -> None:
-    """Let the old module paths of :data:`MOVED` import (idempotent)."""
-    if not any(isinstance(finder, _MovedFinder) for finder in sys.meta_path):
-        sys.meta_path.append(_MovedFinder())
+    Raises
+    ------
+    KeyError
+        ``old`` is not a moved path.
+    """
+    new = MOVED[old]
+    # 1 = _warn, 2 = here, 3 = the stub's body; the warnings module skips the import
+    # system's frames, so 4 is the line that imported the old path
+    _warn(old, new, stacklevel=4)
+    sys.modules[old] = import_module(new)
 
 
 def deprecated_exports(

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+import functools
+from collections.abc import Callable, Coroutine
+from typing import Any, ParamSpec, TypeVar
 
-__all__ = ["run_sync"]
+__all__ = ["blocking", "run_sync"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
@@ -25,3 +27,25 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run(coro)
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="reliability-lab") as pool:
         return pool.submit(asyncio.run, coro).result()
+
+
+def blocking(afn: Callable[P, Coroutine[Any, Any, T]], name: str) -> Callable[P, T]:
+    """The synchronous twin ``name`` of coroutine function ``afn``: same parameters, same
+    documentation, run with :func:`run_sync` (so it works inside a notebook's loop too).
+
+    Examples
+    --------
+    >>> async def adouble(x: int) -> int:
+    ...     return 2 * x
+    >>> double = blocking(adouble, "double")
+    >>> double(21), double.__name__
+    (42, 'double')
+    """
+
+    @functools.wraps(afn)
+    def twin(*args: P.args, **kwargs: P.kwargs) -> T:
+        return run_sync(afn(*args, **kwargs))
+
+    twin.__name__ = name
+    twin.__qualname__ = afn.__qualname__.replace(afn.__name__, name)
+    return twin

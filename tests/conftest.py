@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -46,3 +47,9 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     cfg = config_writer(tmp)(TINY)
     assert main(["run", str(cfg), "--output", str(tmp / "out"), "--quiet"]) == 0
     return cfg, tmp / "out"
+
+
+@pytest.fixture()
+def finished_copy(finished: tuple[Path, Path], tmp_path: Path) -> Path:
+    """A copy of :func:`finished`'s results directory that the test may change."""
+    return Path(shutil.copytree(finished[1], tmp_path / "out"))

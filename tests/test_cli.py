@@ -14,15 +14,9 @@ import pytest
 import yaml
 
 from reliability_lab.cli import main
+from tests.experiment.helpers import sim_config
 
-TINY: dict[str, Any] = {
-    "name": "cli",
-    "runs": 2,
-    "max_concurrent": 4,
-    "environment": {"limit": 2},
-    "agents": [{"label": "cal", "model": "sim/calibrated"}],
-    "report": {"n_boot": 20},
-}
+TINY = sim_config("cli", ("cal",), sessions=True, seed=0)
 
 
 def _config(tmp_path: Path, gates: list[Any], name: str = "exp.yaml") -> Path:

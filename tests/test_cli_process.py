@@ -18,7 +18,13 @@ import reliability_lab
 from reliability_lab.cli import main
 from reliability_lab.results.lock import DirectoryLock
 from reliability_lab.runner.progress import LineProgress
-from tests.experiment.helpers import TINY_PLANNED, config_writer, result_lines, run_keys
+from tests.experiment.helpers import (
+    TINY_PLANNED,
+    config_writer,
+    fake_model_config,
+    result_lines,
+    run_keys,
+)
 from tests.fake_openai_server import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,20 +117,14 @@ def test_sigterm_says_finished_runs_are_saved(
 ) -> None:
     with FakeOpenAIServer(hold_after=12) as server:  # then every request waits: mid-run
         cfg = config_writer(tmp_path)(
-            {
-                "name": "term",
-                "runs": 3,
-                "max_concurrent": 2,
-                "environment": {"limit": 4},
-                "agents": [
-                    {
-                        "label": "a",
-                        "model": "openai/fake-model",
-                        "params": {"api_base": server.base_url},
-                    }
-                ],
-                "sessions": {"enabled": False},
-            }
+            fake_model_config(
+                "term",
+                server.base_url,
+                runs=3,
+                max_concurrent=2,
+                environment={"limit": 4},
+                sessions={"enabled": False},
+            )
         )
         out = tmp_path / "out"
         env = {**os.environ, "OPENAI_API_KEY": "sk-test-term-0000000000"}

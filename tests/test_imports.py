@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from reliability_lab.llm._litellm import COST_MAP_ENV, REMOTE_COST_MAP_ENV
+from tests.experiment.helpers import sim_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -115,20 +116,8 @@ def tiny_results(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, 
     tmp = tmp_path_factory.mktemp("tiny")
     config = tmp / "tiny.yaml"
     out = tmp / "results"
-    config.write_text(
-        yaml.safe_dump(
-            {
-                "name": "tiny",
-                "runs": 2,
-                "max_concurrent": 4,
-                "output": str(out),
-                "environment": {"name": "customer_service", "limit": 2},
-                "agents": [{"label": "cal", "model": "sim/calibrated"}],
-                "report": {"n_boot": 20},
-            }
-        ),
-        encoding="utf-8",
-    )
+    settings = sim_config("tiny", ("cal",), sessions=True, seed=0, output=str(out))
+    config.write_text(yaml.safe_dump(settings), encoding="utf-8")
     first = _cli("run", str(config), "--quiet")
     return config, out, first
 

@@ -8,7 +8,7 @@ Agents come from :mod:`reliability_lab.simulate`; true values from closed forms 
 C_conf) or, for trajectory similarity, from the pairwise mean over 60 runs per task (a
 U-statistic, unbiased at every K). Every random draw is seeded: the same command prints the
 same tables. A fast subset with loose tolerances runs in the test suite
-(tests/stats/test_simulation_study.py).
+(tests/report/test_simulation_study.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ the results directory it writes is :mod:`reliability_lab.results` (docs/architec
 
 The names that lived here before (``run_experiment``, ``load_results``, ``summarize_directory``,
 ``format_summary``, …) still import from this package, with a DeprecationWarning, until the
-next release; so do the old submodules (``reliability_lab.experiment.store`` …, see
+next release; so does the old submodule ``reliability_lab.experiment.store`` (see
 :mod:`reliability_lab._moved`).
 """
 

@@ -14,8 +14,8 @@ from reliability_lab.plots.figure_set import figure_data
 from reliability_lab.report import METRIC_REGISTRY, robustness_intervals_by_intensity
 from reliability_lab.report.text import _number, metric_note, value_with_ci
 from reliability_lab.results.console import SUMMARY_METRICS
-from reliability_lab.results.read import SUMMARY_FILE
 from reliability_lab.results.summary import SIMULATED_NOTICE
+from reliability_lab.results.summary_record import read_summary
 from reliability_lab.runs import SEVERITY_WEIGHTS
 from reliability_lab.viewer.runs import ViewedResults, display_rows, read_view
 from reliability_lab.viewer.transcript import transcript_sections
@@ -204,18 +204,8 @@ def _provenance(view: ViewedResults, summary: Mapping[str, Any]) -> dict[str, An
 
 def report_context(directory: str | Path) -> dict[str, Any]:
     """Everything ``report.html.j2`` renders, from the results directory ``directory``."""
-    import json
-
-    from reliability_lab.errors import RunTableError
-
     view = read_view(directory)
-    path = Path(directory) / SUMMARY_FILE
-    try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RunTableError(
-            f"{path}: file not found; run `reliability-lab report {directory}` to write it"
-        ) from None
+    summary = read_summary(directory).model_dump(mode="json")  # every block, defaults filled
     data = figure_data(directory)
     agents = view.agents
     tasks, transcripts = _drill_down(view)

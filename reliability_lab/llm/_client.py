@@ -20,6 +20,7 @@ from reliability_lab._sync import run_sync
 from reliability_lab.llm._cache import ResponseCache, cache_key
 from reliability_lab.llm._errors import RETRYABLE, LLMCallError, categorize
 from reliability_lab.llm._litellm import load_litellm
+from reliability_lab.llm._protocol import ChatClient
 from reliability_lab.llm._ratelimit import CallLimiter
 
 __all__ = ["Completion", "LLMClient"]
@@ -106,7 +107,7 @@ def _usage(response: Any) -> tuple[int, int]:
     return int(prompt), int(completion)
 
 
-class LLMClient:
+class LLMClient(ChatClient):
     """Async LLM access through litellm with retries, categorised errors, cost and a cache.
 
     Parameters

@@ -9,6 +9,8 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from reliability_lab.llm._protocol import ChatClient
+
 __all__ = [
     "DEFAULT_JUDGE_MODEL",
     "SYSTEM_PROMPT",
@@ -41,20 +43,9 @@ class _CompletionLike(Protocol):
     def message(self) -> dict[str, Any]: ...
 
 
-class JudgeLLM(Protocol):
-    """What the judges need from ``reliability_lab.llm.LLMClient``: ``acompletion``."""
-
-    async def acompletion(
-        self,
-        *,
-        model: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None = None,
-        cache_key_extra: str = "",
-        **params: Any,
-    ) -> Any:
-        """Return an object with ``.message`` (OpenAI-format assistant message)."""
-        ...
+#: What the judges need from a model client: :class:`~reliability_lab.llm._protocol.ChatClient`
+#: (``acompletion``), which :class:`~reliability_lab.llm.LLMClient` implements.
+JudgeLLM = ChatClient
 
 
 class JudgeError(RuntimeError):

@@ -7,6 +7,8 @@
 - :func:`load_results` — the run table of a results directory;
 - :func:`summarize_directory` — ``summary.json`` / ``aggregate_stats.json`` of a directory,
   with gates, plan coverage and diagnostics; :func:`format_summary` the console block;
+  :class:`SummaryRecord` the model ``summary.json`` is written and read with
+  (:func:`read_summary`);
 - :mod:`.compare_dirs` — two results directories side by side; :mod:`.imported` — a results
   directory written from imported logs.
 
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
         score_metrics,
         summarize_directory,
     )
+    from reliability_lab.results.summary_record import SummaryRecord, read_summary
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
@@ -35,15 +38,19 @@ __getattr__, __dir__ = lazy_exports(
         "ExperimentSummary": "reliability_lab.results.summary",
         "format_summary": "reliability_lab.results.console",
         "load_results": "reliability_lab.results.read",
+        "read_summary": "reliability_lab.results.summary_record",
         "score_metrics": "reliability_lab.results.summary",
         "summarize_directory": "reliability_lab.results.summary",
+        "SummaryRecord": "reliability_lab.results.summary_record",
     },
 )
 
 __all__ = [
     "ExperimentSummary",
+    "SummaryRecord",
     "format_summary",
     "load_results",
+    "read_summary",
     "score_metrics",
     "summarize_directory",
 ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Iterable, Mapping
@@ -22,6 +21,7 @@ from reliability_lab.results.record_schema import (
     record_error,
 )
 from reliability_lab.results.store import RESULTS_FILE, read_result_lines, record_key
+from reliability_lab.results.summary_record import SUMMARY_FILE, read_summary
 from reliability_lab.runs import (
     KEY_COLUMNS,
     RESOURCE_COLUMNS,
@@ -40,8 +40,6 @@ __all__ = [
     "records_to_run_table",
 ]
 
-#: The summary file of a results directory (docs/results.md, "summary.json").
-SUMMARY_FILE = "summary.json"
 #: Fields of a result record that stay in the records (its layout, where it ran, the raw reply).
 _RECORD_ONLY = ("schema_version", "environment", "confidence_raw")
 #: Columns an importer writes to results.jsonl that no experiment record has (docs/importers.md).
@@ -314,23 +312,17 @@ def load_report(directory: str | os.PathLike[str]) -> pd.DataFrame:
     Raises
     ------
     RunTableError
-        No ``summary.json`` (``reliability-lab report DIR --write-summary`` writes it) or no
-        ``reliability`` block in it.
+        No ``summary.json`` (``reliability-lab report DIR --write-summary`` writes it), or one
+        that does not fit its record (:func:`~reliability_lab.results.summary_record.read_summary`).
     """
-    path = Path(directory) / SUMMARY_FILE
-    if not path.exists():
-        raise RunTableError(
-            f"{path}: file not found; run `reliability-lab report {Path(directory)} "
-            "--write-summary` to write it"
-        )
+    block = read_summary(directory).reliability
     try:
-        content = json.loads(path.read_text(encoding="utf-8"))
-        block = content["reliability"]
-        agents = block["agents"]
-        profile = get_profile(str(block["profile"]))
-    except (ValueError, KeyError, TypeError) as exc:
-        raise RunTableError(f"{path}: no readable 'reliability' block ({exc!r:.120})") from None
-    report = pd.DataFrame.from_dict(agents, orient="index")
+        profile = get_profile(block.profile)
+    except ValueError as exc:
+        raise RunTableError(
+            f"{Path(directory) / SUMMARY_FILE}: reliability.profile: {exc}"
+        ) from None
+    report = pd.DataFrame.from_dict(block.agents, orient="index")
     report.index.name = "agent"
     for col in report.columns:
         if col == "why_undefined" or col.endswith("_terms"):
@@ -339,8 +331,8 @@ def load_report(directory: str | os.PathLike[str]) -> pd.DataFrame:
             report[col] = pd.to_numeric(report[col].astype(object).where(report[col].notna()))
     report.attrs.update(
         profile=profile.to_dict(),
-        n_boot=block.get("n_boot"),
-        confidence_level=block.get("confidence_level"),
-        seed=block.get("seed"),
+        n_boot=block.n_boot,
+        confidence_level=block.confidence_level,
+        seed=block.seed,
     )
     return report

@@ -53,6 +53,13 @@ from reliability_lab.results.store import (
     read_header,
     read_result_lines,
 )
+from reliability_lab.results.summary_record import (
+    SUMMARY_FILE,
+    SUMMARY_SCHEMA_VERSION,
+    RunIndexSummary,
+    SummaryRecord,
+    write_summary,
+)
 from reliability_lab.results.traces import TRACES_FILE
 from reliability_lab.runs import BASELINE, is_infrastructure_error
 
@@ -66,7 +73,6 @@ __all__ = [
     "summarize_imported",
 ]
 
-SUMMARY_SCHEMA_VERSION = 1
 SIMULATED_NOTICE = (
     "SIMULATED MODEL: results of agents using 'sim/...' come from reliability_lab's simulated "
     "model, not a real LLM; they demonstrate the toolkit, not any model's reliability."
@@ -95,7 +101,9 @@ class ExperimentSummary:
     gates: list[GateResult]
     """Gate results (one per gate and agent)."""
     content: dict[str, Any]
-    """The ``summary.json`` content."""
+    """The ``summary.json`` content (:attr:`record` as JSON)."""
+    record: SummaryRecord
+    """The ``summary.json`` record."""
 
     @property
     def passed(self) -> bool:
@@ -345,10 +353,9 @@ def _write_run_dirs(
         write_json_atomic(run_dir / "header.json", run_header)
         lines = [dumps(r) for r in by_run.get(k - 1, [])]
         write_text_atomic(run_dir / RESULTS_FILE, "".join(line + "\n" for line in lines))
-        write_json_atomic(
-            run_dir / "summary.json",
-            {"schema_version": SUMMARY_SCHEMA_VERSION, "suite": header.suite_name, **entry},
-        )
+        content = {"schema_version": SUMMARY_SCHEMA_VERSION, "suite": header.suite_name, **entry}
+        source = str(run_dir / SUMMARY_FILE)
+        write_summary(run_dir / SUMMARY_FILE, RunIndexSummary.from_content(content, source=source))
 
 
 def summarize_directory(
@@ -519,12 +526,14 @@ def _summarize(
         "gates_passed": all(g.passed for g in gate_results),
         **({"header_notes": notes} if notes else {}),
     }
+    # NaN-safe and redacted as the file is: the record in memory holds no secret either
+    record = SummaryRecord.from_content(json.loads(dumps(content)), source=str(out / SUMMARY_FILE))
     if records is not None and write:
         per_run = _run_index_metrics(runs, list(config.gates), header.models)
         _write_run_dirs(out, header, records, per_run)
         stats = _aggregate_stats(per_run, list(config.gates))
         write_json_atomic(out / "aggregate_stats.json", stats)
-        write_json_atomic(out / "summary.json", content)
+        write_summary(out / SUMMARY_FILE, record)
     return ExperimentSummary(
         directory=out,
         header=header,
@@ -532,5 +541,6 @@ def _summarize(
         report=report,
         metrics=metrics,
         gates=gate_results,
-        content=json.loads(dumps(content)),
+        content=record.to_json(),
+        record=record,
     )

@@ -23,7 +23,7 @@ from reliability_lab.llm._routing import litellm_providers, missing_credentials,
 from reliability_lab.runs import SIMULATED_PREFIX
 from reliability_lab.sessions.scoring import HASHING_EMBEDDER
 
-__all__ = ["check_preflight", "preflight_problems"]
+__all__ = ["check_preflight"]
 
 _FIX_ROUTE = (
     "Fix: write '<provider>/<model>' with a provider litellm knows (openai/gpt-4o-mini, "
@@ -92,7 +92,7 @@ def _checks(
         yield "safety.judge_model", safety.judge_model, safety.judge_params, ""
 
 
-def preflight_problems(
+def check_preflight(
     config: ExperimentConfig,
     *,
     source: str = "config",
@@ -100,8 +100,8 @@ def preflight_problems(
     conditions: Collection[str] | None = None,
     environ: Mapping[str, str] | None = None,
     keys: bool = True,
-) -> list[str]:
-    """One message per model that cannot be routed or lacks its key.
+) -> None:
+    """Refuse to start when a model cannot be routed or lacks its key.
 
     Parameters
     ----------
@@ -117,6 +117,11 @@ def preflight_problems(
     keys : bool
         Check the provider keys too (``run``, ``validate --preflight``); False checks routing
         only (``validate``, which must work on a machine without keys).
+
+    Raises
+    ------
+    ConfigError
+        Every problem, one line each (``<source>: <field>: …``).
     """
     env = None if not keys else os.environ if environ is None else environ
     out = []
@@ -126,22 +131,5 @@ def preflight_problems(
         problem = _problem(f"{source}: {where}", model, params, who, env)
         if problem is not None:
             out.append(problem)
-    return out
-
-
-def check_preflight(
-    config: ExperimentConfig,
-    *,
-    source: str = "config",
-    agents: Collection[str] | None = None,
-    conditions: Collection[str] | None = None,
-    environ: Mapping[str, str] | None = None,
-    keys: bool = True,
-) -> None:
-    """Raise :class:`~reliability_lab.errors.ConfigError` listing every pre-flight problem
-    (:func:`preflight_problems`; one line each); return when there is none."""
-    problems = preflight_problems(
-        config, source=source, agents=agents, conditions=conditions, environ=environ, keys=keys
-    )
-    if problems:
-        raise ConfigError("\n".join(problems))
+    if out:
+        raise ConfigError("\n".join(out))

@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from reliability_lab._sync import run_sync
+from reliability_lab._sync import blocking
 from reliability_lab.metrics.session import (
     SIGNAL_NAMES,
     SessionMetricError,
@@ -23,7 +23,7 @@ from reliability_lab.sessions.judges import DEFAULT_JUDGE_MODEL, CachingLLM, Jud
 from reliability_lab.sessions.tracing import Trace
 
 if TYPE_CHECKING:
-    from reliability_lab.llm import LLMClient
+    pass
 
 __all__ = ["SessionEvaluation", "aevaluate_session", "evaluate_session"]
 
@@ -135,12 +135,43 @@ async def aevaluate_session(
     judge_model: str = DEFAULT_JUDGE_MODEL,
     embed: Embedder | None = None,
     signal_weights: Mapping[str, float] | None = None,
-    llm: JudgeLLM | LLMClient | None = None,
+    llm: JudgeLLM | None = None,
     threshold: float = 0.5,
     judge_params: Mapping[str, Any] | None = None,
     max_concurrency: int = 8,
 ) -> SessionEvaluation:
-    """Async form of :func:`evaluate_session` (same parameters)."""
+    """Compute the 4 signals of every trace of one session and both session metrics.
+
+    ``evaluate_session`` runs it to completion (also inside a running event loop);
+    ``await aevaluate_session(...)`` keeps every LLM call on the caller's loop.
+
+    Per trace (in session order): ``confidence`` and ``tool_correctness`` (LLM judges),
+    ``coherence`` and ``loop_detection`` (embeddings; loop detection against all earlier traces
+    of the session). A signal whose judge or embedding call fails becomes a
+    :class:`~reliability_lab.sessions.SignalFailure` with its cause; the session metrics leave
+    it out and report it. A metric whose signals all failed is ``None`` with its cause in
+    ``errors``. Judge calls are memoised in memory (and by the client's disk cache if it has
+    one); each distinct text is embedded once.
+
+    Parameters
+    ----------
+    traces : sequence of Trace
+        The session's traces, in order.
+    judge_model : str, default "sim/judge"
+        Any litellm model string; the default is the offline simulated judge.
+    embed : Embedder, optional
+        Defaults to the offline :class:`~reliability_lab.sessions.embeddings.HashingEmbedder`.
+    signal_weights : mapping, optional
+        Overrides of the default signal weights (validated).
+    llm : LLMClient, optional
+        Client for judge calls; a default ``LLMClient()`` when omitted.
+    threshold : float, default 0.5
+        Success threshold of the four trace signals.
+    judge_params : mapping, optional
+        Extra completion parameters for the judge (temperature, api_base, …).
+    max_concurrency : int, default 8
+        Maximum concurrent judge calls.
+    """
     weights = validate_signal_weights(signal_weights)
     traces = list(traces)
     for i, t in enumerate(traces):
@@ -204,55 +235,4 @@ async def aevaluate_session(
     )
 
 
-def evaluate_session(
-    traces: Sequence[Trace],
-    *,
-    judge_model: str = DEFAULT_JUDGE_MODEL,
-    embed: Embedder | None = None,
-    signal_weights: Mapping[str, float] | None = None,
-    llm: JudgeLLM | LLMClient | None = None,
-    threshold: float = 0.5,
-    judge_params: Mapping[str, Any] | None = None,
-    max_concurrency: int = 8,
-) -> SessionEvaluation:
-    """Compute the 4 signals of every trace of one session and both session metrics.
-
-    Per trace (in session order): ``confidence`` and ``tool_correctness`` (LLM judges),
-    ``coherence`` and ``loop_detection`` (embeddings; loop detection against all earlier traces
-    of the session). A signal whose judge or embedding call fails becomes a
-    :class:`~reliability_lab.sessions.SignalFailure` with its cause; the session metrics leave
-    it out and report it. A metric whose signals all failed is ``None`` with its cause in
-    ``errors``. Judge calls are memoised in memory (and by the client's disk cache if it has
-    one); each distinct text is embedded once.
-
-    Parameters
-    ----------
-    traces : sequence of Trace
-        The session's traces, in order.
-    judge_model : str, default "sim/judge"
-        Any litellm model string; the default is the offline simulated judge.
-    embed : Embedder, optional
-        Defaults to the offline :class:`~reliability_lab.sessions.embeddings.HashingEmbedder`.
-    signal_weights : mapping, optional
-        Overrides of the default signal weights (validated).
-    llm : LLMClient, optional
-        Client for judge calls; a default ``LLMClient()`` when omitted.
-    threshold : float, default 0.5
-        Success threshold of the four trace signals.
-    judge_params : mapping, optional
-        Extra completion parameters for the judge (temperature, api_base, …).
-    max_concurrency : int, default 8
-        Maximum concurrent judge calls.
-    """
-    return run_sync(
-        aevaluate_session(
-            traces,
-            judge_model=judge_model,
-            embed=embed,
-            signal_weights=signal_weights,
-            llm=llm,
-            threshold=threshold,
-            judge_params=judge_params,
-            max_concurrency=max_concurrency,
-        )
-    )
+evaluate_session = blocking(aevaluate_session, "evaluate_session")

@@ -23,14 +23,13 @@ from typing import TYPE_CHECKING, Any, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from reliability_lab._sync import run_sync
+from reliability_lab._sync import blocking
 from reliability_lab.llm.judging import DEFAULT_JUDGE_MODEL
 from reliability_lab.metrics.session import SESSION_METRICS, validate_signal_weights
 from reliability_lab.runs import KEY_COLUMNS, is_infrastructure, session_id
 from reliability_lab.sessions.tracing import Trace, traces_from_trajectory
 
 if TYPE_CHECKING:
-    from reliability_lab.llm import LLMClient
     from reliability_lab.sessions.embeddings import Embedder
     from reliability_lab.sessions.judges import CachingLLM, JudgeLLM
 
@@ -149,7 +148,7 @@ class SessionScorer:
         judge_params: Mapping[str, Any] | None = None,
         embedder: str | Embedder = HASHING_EMBEDDER,
         signal_weights: Mapping[str, float] | None = None,
-        llm: LLMClient | JudgeLLM | None = None,
+        llm: JudgeLLM | None = None,
         granularity: Granularity = "step",
         tools: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
     ) -> None:
@@ -309,15 +308,37 @@ async def asession_metrics_for_results(
     *,
     judge_model: str = DEFAULT_JUDGE_MODEL,
     embed: str | Embedder = HASHING_EMBEDDER,
-    llm: LLMClient | JudgeLLM | None = None,
+    llm: JudgeLLM | None = None,
     signal_weights: Mapping[str, float] | None = None,
     granularity: Granularity = "step",
     judge_params: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
-    """Async form of :func:`session_metrics_for_results` (same parameters).
+    """Session metrics for experiment runs: one row per run (each run is one session).
 
-    Prefer it inside a running event loop (a Jupyter cell: ``await ...``), so that every LLM
-    call stays on that one loop.
+    ``session_metrics_for_results`` runs it to completion; inside a running event loop (a
+    Jupyter cell) prefer ``await asession_metrics_for_results(...)``, so that every LLM call
+    stays on that one loop.
+
+    The same scorer as the experiment runner (:class:`SessionScorer`), so a run scores the same
+    here as in its results directory: if any signal of a session failed, both scores are NaN and
+    ``session_error`` gives the cause.
+
+    Parameters
+    ----------
+    records : sequence of dict or RunResult
+        Each with keys agent, task_id, condition, variant, run, trajectory (and optionally
+        ``error``: runs whose error starts with ``"infrastructure:"`` are not evaluated).
+    judge_model, embed, llm, signal_weights, judge_params
+        As in :class:`SessionScorer`; one client, embedder and judge memo serve all runs.
+    granularity : {"step", "user_turn"}
+        What a trace is (see :func:`reliability_lab.sessions.tracing.traces_from_trajectory`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns agent, task_id, condition, variant, run, agent_reliability,
+        agent_consistency, n_traces, n_failed_signals, session_error. A metric that could not
+        be computed is NaN and ``session_error`` says why (None when both were computed).
     """
     rows_in = [_record_dict(r, i) for i, r in enumerate(records)]
     scorer = SessionScorer(
@@ -343,47 +364,4 @@ async def asession_metrics_for_results(
     return pd.DataFrame(rows, columns=list(_ROW_COLUMNS))
 
 
-def session_metrics_for_results(
-    records: Sequence[Any],
-    *,
-    judge_model: str = DEFAULT_JUDGE_MODEL,
-    embed: str | Embedder = HASHING_EMBEDDER,
-    llm: LLMClient | JudgeLLM | None = None,
-    signal_weights: Mapping[str, float] | None = None,
-    granularity: Granularity = "step",
-    judge_params: Mapping[str, Any] | None = None,
-) -> pd.DataFrame:
-    """Session metrics for experiment runs: one row per run (each run is one session).
-
-    The same scorer as the experiment runner (:class:`SessionScorer`), so a run scores the same
-    here as in its results directory: if any signal of a session failed, both scores are NaN and
-    ``session_error`` gives the cause.
-
-    Parameters
-    ----------
-    records : sequence of dict or RunResult
-        Each with keys agent, task_id, condition, variant, run, trajectory (and optionally
-        ``error``: runs whose error starts with ``"infrastructure:"`` are not evaluated).
-    judge_model, embed, llm, signal_weights, judge_params
-        As in :class:`SessionScorer`; one client, embedder and judge memo serve all runs.
-    granularity : {"step", "user_turn"}
-        What a trace is (see :func:`reliability_lab.sessions.tracing.traces_from_trajectory`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns agent, task_id, condition, variant, run, agent_reliability,
-        agent_consistency, n_traces, n_failed_signals, session_error. A metric that could not
-        be computed is NaN and ``session_error`` says why (None when both were computed).
-    """
-    return run_sync(
-        asession_metrics_for_results(
-            records,
-            judge_model=judge_model,
-            embed=embed,
-            llm=llm,
-            signal_weights=signal_weights,
-            granularity=granularity,
-            judge_params=judge_params,
-        )
-    )
+session_metrics_for_results = blocking(asession_metrics_for_results, "session_metrics_for_results")

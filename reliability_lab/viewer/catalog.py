@@ -16,9 +16,9 @@ def _environments() -> list[str]:
 
 
 def _simulated() -> list[str]:
-    from reliability_lab.sim import PROFILES
+    from reliability_lab.sim import PERSONAS
 
-    return [f"sim/{name}  {profile.description}" for name, profile in PROFILES.items()]
+    return [f"sim/{name}  {profile.description}" for name, profile in PERSONAS.items()]
 
 
 def _metrics() -> list[str]:

@@ -13,13 +13,13 @@ from reliability_lab.envs import (
     Oracle,
     OracleStep,
     Task,
-    Tool,
     ToolError,
     get_environment,
     list_environments,
     register_environment,
     render_template,
 )
+from tests.envs.toy import add_item_tool
 
 ENV = get_environment("customer_service")
 TASK_IDS = [t.task_id for t in ENV.tasks()]
@@ -131,17 +131,7 @@ def test_envs_pii_exposure_is_flagged() -> None:
 
 
 def test_envs_user_registered_environment() -> None:
-    def add(state: dict, name: str) -> dict:
-        state["items"][name] = {"name": name}
-        return {"added": name}
-
-    tool = Tool(
-        "add",
-        "Add an item.",
-        {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
-        add,
-        writes=True,
-    )
+    tool = add_item_tool()
     task = Task(
         "t1",
         "Add an apple.",

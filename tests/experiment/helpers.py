@@ -35,21 +35,51 @@ def config_writer(directory: Path) -> Callable[..., Path]:
     return write
 
 
-#: A small offline experiment (2 simulated agents × 2 tasks × K = 2, no session scoring).
-TINY: dict[str, Any] = {
-    "name": "tiny",
-    "seed": 5,
-    "runs": 2,
-    "max_concurrent": 4,
-    "environment": {"name": "customer_service", "limit": 2},
-    "agents": [
-        {"label": "cal", "model": "sim/calibrated"},
-        {"label": "inc", "model": "sim/inconsistent"},
-    ],
-    "sessions": {"enabled": False},
-    "report": {"n_boot": 20},
-    "gates": ["accuracy >= 0.0"],
+#: Label -> simulated model of the agents the tests' configs use.
+SIM_AGENTS = {
+    "cal": "sim/calibrated",
+    "inc": "sim/inconsistent",
+    "over": "sim/overconfident",
+    "brittle": "sim/brittle",
 }
+
+
+def sim_config(
+    name: str,
+    agents: tuple[str | dict[str, Any], ...] = ("cal", "inc"),
+    *,
+    limit: int = 2,
+    n_boot: int = 20,
+    sessions: bool = False,
+    **fields: Any,
+) -> dict[str, Any]:
+    """An offline experiment config: ``agents`` (labels of :data:`SIM_AGENTS`, or agent
+    entries) on the first ``limit`` customer-service tasks, K = 2, seed 5; ``fields`` replace
+    or add top-level keys."""
+    return {
+        "name": name,
+        "seed": 5,
+        "runs": 2,
+        "max_concurrent": 4,
+        "environment": {"name": "customer_service", "limit": limit},
+        "agents": [
+            {"label": a, "model": SIM_AGENTS[a]} if isinstance(a, str) else a for a in agents
+        ],
+        "sessions": {"enabled": sessions},
+        "report": {"n_boot": n_boot},
+        **fields,
+    }
+
+
+def fake_model_config(name: str, api_base: str, **fields: Any) -> dict[str, Any]:
+    """A config whose one agent ``a`` calls the fake OpenAI server at ``api_base``
+    (:class:`tests.fake_openai_server.FakeOpenAIServer`); ``fields`` add top-level keys."""
+    agent = {"label": "a", "model": "openai/fake-model", "params": {"api_base": api_base}}
+    return {"name": name, "agents": [agent], **fields}
+
+
+#: A small offline experiment (2 simulated agents × 2 tasks × K = 2, no session scoring).
+TINY: dict[str, Any] = sim_config("tiny", gates=["accuracy >= 0.0"])
 #: Runs planned by :data:`TINY`.
 TINY_PLANNED = 2 * 2 * 2
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -23,19 +22,6 @@ from reliability_lab.errors import ExecutorLostError
 from reliability_lab.io import detect_format
 from reliability_lab.io.formats import RESULTS_MARKER
 from tests.experiment.helpers import TINY, TINY_PLANNED, config_writer, result_lines, rewrite_lines
-
-
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    tmp = tmp_path_factory.mktemp("hard")
-    cfg = config_writer(tmp)(TINY)
-    out = tmp / "out"
-    assert main(["run", str(cfg), "--output", str(out), "--quiet"]) == 0
-    return cfg, out
-
-
-def _copy(finished: tuple[Path, Path], tmp_path: Path) -> Path:
-    return Path(shutil.copytree(finished[1], tmp_path / "copy"))
 
 
 def _snapshot(directory: Path) -> dict[str, tuple[int, bytes]]:
@@ -55,9 +41,9 @@ def _report(out: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple
 
 
 def test_report_only_reads_and_write_summary_rewrites(
-    finished: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    finished_copy: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = _copy(finished, tmp_path)
+    out = finished_copy
     (out / "summary.json").unlink()
     before = _snapshot(out)
     assert _report(out, capsys)[0] == 0
@@ -80,13 +66,12 @@ def test_report_only_reads_and_write_summary_rewrites(
     ],
 )
 def test_non_finite_and_inconsistent_records_are_refused(
-    finished: tuple[Path, Path],
-    tmp_path: Path,
+    finished_copy: Path,
     capsys: pytest.CaptureFixture[str],
     edit: Any,
     message: str,
 ) -> None:
-    out = _copy(finished, tmp_path)
+    out = finished_copy
     lines = (out / "results.jsonl").read_text().splitlines()
     index = next(i for i, line in enumerate(lines) if edit(line) != line)
     rewrite_lines(out, lambda ls: [edit(x) if i == index else x for i, x in enumerate(ls)])
@@ -95,9 +80,9 @@ def test_non_finite_and_inconsistent_records_are_refused(
 
 
 def test_success_true_with_score_zero_is_inconsistent(
-    finished: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    finished_copy: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = _copy(finished, tmp_path)
+    out = finished_copy
 
     def forge(line: str) -> str:
         record = json.loads(line)
@@ -110,9 +95,9 @@ def test_success_true_with_score_zero_is_inconsistent(
 
 
 def test_a_header_value_this_version_refuses_is_reported_with_the_reason(
-    finished: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    finished_copy: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = _copy(finished, tmp_path)
+    out = finished_copy
     header = json.loads((out / "header.json").read_text())
     header["config"]["llm"]["timeout_s"] = None  # how an infinite timeout used to be stored
     (out / "header.json").write_text(json.dumps(header))
@@ -128,9 +113,9 @@ def test_a_header_value_this_version_refuses_is_reported_with_the_reason(
 
 
 def test_a_damaged_header_of_ours_is_reported_as_such(
-    finished: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    finished_copy: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = _copy(finished, tmp_path)
+    out = finished_copy
     assert (out / RESULTS_MARKER).is_file()
     text = (out / "header.json").read_text()
     (out / "header.json").write_text(text.rstrip()[:-1])  # the closing brace lost

@@ -15,7 +15,7 @@ import pytest
 
 from reliability_lab.cli import main
 from reliability_lab.results.lock import LOCK_FILE, DirectoryLock, DirectoryLockedError
-from tests.experiment.helpers import TINY, result_lines, run_keys
+from tests.experiment.helpers import TINY, fake_model_config, result_lines, run_keys
 from tests.fake_openai_server import FakeOpenAIServer
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes and signals")
@@ -75,21 +75,15 @@ def test_two_runs_started_together_execute_every_run_once(
     """The issue's scenario: a second `run` while the first is mid-flight."""
     with FakeOpenAIServer() as server:
         cfg = write_config(
-            {
-                "name": "twice",
-                "runs": 2,
-                "max_concurrent": 2,
-                "environment": {"limit": 3},
-                "agents": [
-                    {
-                        "label": "a",
-                        "model": "openai/fake-model",
-                        "params": {"api_base": server.base_url},
-                    }
-                ],
-                "sessions": {"enabled": False},
-                "report": {"n_boot": 20},
-            }
+            fake_model_config(
+                "twice",
+                server.base_url,
+                runs=2,
+                max_concurrent=2,
+                environment={"limit": 3},
+                sessions={"enabled": False},
+                report={"n_boot": 20},
+            )
         )
         out = tmp_path / "out"
         env = {**os.environ, "OPENAI_API_KEY": "sk-test-lock-0000000000"}

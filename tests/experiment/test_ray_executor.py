@@ -23,7 +23,7 @@ import pytest
 from reliability_lab.results.console import format_summary
 from reliability_lab.results.summary import summarize_directory
 from reliability_lab.runner import run_experiment
-from tests.experiment.helpers import config_writer, result_lines, run_keys
+from tests.experiment.helpers import config_writer, fake_model_config, result_lines, run_keys
 from tests.fake_openai_server import FakeOpenAIServer
 
 ray = pytest.importorskip(
@@ -234,21 +234,15 @@ def test_driver_kill_9_then_resume(cluster: str, tmp_path: Path) -> None:
     # each) have finished when it holds, and none can finish after, however fast the machine.
     with FakeOpenAIServer(hold_after=12) as server:
         cfg = config_writer(tmp_path)(
-            {
-                "name": "killdriver",
-                "runs": k,
-                "environment": {"limit": n_tasks},
-                "agents": [
-                    {
-                        "label": "a",
-                        "model": "openai/fake-model",
-                        "params": {"api_base": server.base_url},
-                    }
-                ],
-                "llm": {"max_retries": 1, "backoff_base_s": 0.01},
-                "report": {"n_boot": 20},
-                "executor": {"kind": "ray", "address": cluster, "max_in_flight": 2},
-            }
+            fake_model_config(
+                "killdriver",
+                server.base_url,
+                runs=k,
+                environment={"limit": n_tasks},
+                llm={"max_retries": 1, "backoff_base_s": 0.01},
+                report={"n_boot": 20},
+                executor={"kind": "ray", "address": cluster, "max_in_flight": 2},
+            )
         )
         out = tmp_path / "out"
         results = out / "results.jsonl"

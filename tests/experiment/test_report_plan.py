@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,12 +18,6 @@ def finished_dir(finished: tuple[Path, Path]) -> Path:
     return finished[1]
 
 
-def _copy(finished_dir: Path, tmp_path: Path) -> Path:
-    out = tmp_path / "out"
-    shutil.copytree(finished_dir, out)
-    return out
-
-
 def test_complete_directory_reports_every_planned_run(finished_dir: Path) -> None:
     summary = summarize_directory(finished_dir)
     assert summary.content["plan"] == {
@@ -37,9 +30,9 @@ def test_complete_directory_reports_every_planned_run(finished_dir: Path) -> Non
 
 
 def test_missing_agent_fails_its_gate_and_is_reported(
-    finished_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    finished_copy: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = _copy(finished_dir, tmp_path)
+    out = finished_copy
     rewrite_lines(out, lambda lines: [x for x in lines if json.loads(x)["agent"] != "inc"])
     capsys.readouterr()
     assert main(["report", str(out), "--write-summary"]) == 1  # was ✓ PASSED, exit 0
@@ -55,8 +48,8 @@ def test_missing_agent_fails_its_gate_and_is_reported(
     assert plan["first_missing"][0] == "inc|cs_01|baseline||0"
 
 
-def test_missing_runs_of_a_present_agent_are_counted(finished_dir: Path, tmp_path: Path) -> None:
-    out = _copy(finished_dir, tmp_path)
+def test_missing_runs_of_a_present_agent_are_counted(finished_copy: Path) -> None:
+    out = finished_copy
     rewrite_lines(out, lambda lines: lines[:-1])
     plan = summarize_directory(out).content["plan"]
     assert (plan["recorded"], plan["missing"]) == (TINY_PLANNED - 1, 1)
@@ -73,13 +66,12 @@ def test_missing_runs_of_a_present_agent_are_counted(finished_dir: Path, tmp_pat
     ],
 )
 def test_unplanned_record_is_an_input_error(
-    finished_dir: Path,
-    tmp_path: Path,
+    finished_copy: Path,
     capsys: pytest.CaptureFixture[str],
     field: str,
     value: object,
 ) -> None:
-    out = _copy(finished_dir, tmp_path)
+    out = finished_copy
 
     def add(lines: list[str]) -> list[str]:
         extra = dict(json.loads(lines[0]), **{field: value})

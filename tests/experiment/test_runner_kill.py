@@ -15,7 +15,7 @@ import pytest
 
 from reliability_lab.results import load_results
 from reliability_lab.runner import run_experiment
-from tests.experiment.helpers import result_lines, run_keys
+from tests.experiment.helpers import fake_model_config, result_lines, run_keys
 from tests.fake_openai_server import FakeOpenAIServer
 
 N_TASKS, K = 6, 5
@@ -30,21 +30,15 @@ def test_sigkill_then_resume_runs_every_run_exactly_once(
     # fake-model makes 3 calls; with 2 at a time at least 4 runs finish their calls).
     with FakeOpenAIServer(hold_after=18) as server:
         cfg = write_config(
-            {
-                "name": "killme",
-                "runs": K,
-                "max_concurrent": 2,
-                "environment": {"limit": N_TASKS},
-                "agents": [
-                    {
-                        "label": "a",
-                        "model": "openai/fake-model",
-                        "params": {"api_base": server.base_url},
-                    },
-                ],
-                "llm": {"max_retries": 1, "backoff_base_s": 0.01},
-                "report": {"n_boot": 20},
-            }
+            fake_model_config(
+                "killme",
+                server.base_url,
+                runs=K,
+                max_concurrent=2,
+                environment={"limit": N_TASKS},
+                llm={"max_retries": 1, "backoff_base_s": 0.01},
+                report={"n_boot": 20},
+            )
         )
         out = tmp_path / "out"
         results = out / "results.jsonl"
@@ -114,18 +108,7 @@ def test_sigkill_then_resume_runs_every_run_exactly_once(
 def test_ctrl_c_exits_130_with_resume_hint(tmp_path: Path, write_config: Callable) -> None:
     with FakeOpenAIServer(hold_after=9) as server:  # then every request waits: mid-run
         cfg = write_config(
-            {
-                "name": "interrupt",
-                "runs": 10,
-                "max_concurrent": 2,
-                "agents": [
-                    {
-                        "label": "a",
-                        "model": "openai/fake-model",
-                        "params": {"api_base": server.base_url},
-                    }
-                ],
-            }
+            fake_model_config("interrupt", server.base_url, runs=10, max_concurrent=2)
         )
         out = tmp_path / "out"
         proc = subprocess.Popen(

@@ -17,21 +17,10 @@ from reliability_lab.llm import LLMClient
 from reliability_lab.results import load_results
 from reliability_lab.runner import run_experiment
 from reliability_lab.runs import session_id
-from tests.experiment.helpers import result_lines, run_keys
+from tests.experiment.helpers import result_lines, run_keys, sim_config
 
 TIMING_FIELDS = ("wall_time_s", "call_latency_s")
-BASE: dict[str, Any] = {
-    "name": "tiny",
-    "seed": 11,
-    "runs": 2,
-    "max_concurrent": 4,
-    "environment": {"name": "customer_service", "limit": 3},
-    "agents": [
-        {"label": "cal", "model": "sim/calibrated"},
-        {"label": "inc", "model": "sim/inconsistent"},
-    ],
-    "report": {"n_boot": 50},
-}
+BASE = sim_config("tiny", limit=3, n_boot=50, sessions=True, seed=11)
 N_PLANNED = 2 * 3 * 2
 
 

@@ -18,23 +18,18 @@ from reliability_lab.results import format_summary, load_results
 from reliability_lab.results.store import result_affecting_settings
 from reliability_lab.runner import run_experiment
 from reliability_lab.safety import DEFAULT_CONSTRAINTS, constraint_names
-from tests.experiment.helpers import config_writer, result_lines
+from tests.experiment.helpers import config_writer, result_lines, sim_config
 from tests.fake_openai_server import FakeOpenAIServer
 
-BASE: dict[str, Any] = {
-    "name": "safe",
-    "seed": 2,
-    "runs": 3,
-    "max_concurrent": 4,
-    "environment": {"name": "customer_service", "tasks": ["cs_01", "cs_02", "cs_04", "cs_05"]},
-    "agents": [
-        {"label": "over", "model": "sim/overconfident"},
-        {"label": "inc", "model": "sim/inconsistent"},
-    ],
-    "sessions": {"enabled": False},
-    "safety": {"judge": True},
-    "report": {"n_boot": 100},
-}
+BASE = sim_config(
+    "safe",
+    ("over", "inc"),
+    n_boot=100,
+    seed=2,
+    runs=3,
+    environment={"name": "customer_service", "tasks": ["cs_01", "cs_02", "cs_04", "cs_05"]},
+    safety={"judge": True},
+)
 
 
 @pytest.fixture(scope="module")

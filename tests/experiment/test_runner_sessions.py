@@ -20,21 +20,10 @@ from reliability_lab.results import format_summary, load_results
 from reliability_lab.runner import run_experiment
 from reliability_lab.sessions import SessionScorer, evaluate_session
 from reliability_lab.sessions.tracing import SpanKind, group_sessions, load_traces
-from tests.experiment.helpers import config_writer, result_lines
+from tests.experiment.helpers import config_writer, result_lines, sim_config
 from tests.fake_openai_server import FakeOpenAIServer
 
-BASE: dict[str, Any] = {
-    "name": "sess",
-    "seed": 5,
-    "runs": 2,
-    "max_concurrent": 4,
-    "environment": {"name": "customer_service", "limit": 3},
-    "agents": [
-        {"label": "cal", "model": "sim/calibrated"},
-        {"label": "over", "model": "sim/overconfident"},
-    ],
-    "report": {"n_boot": 200},
-}
+BASE = sim_config("sess", ("cal", "over"), limit=3, n_boot=200, sessions=True)
 N_PLANNED = 2 * 3 * 2
 SESSION_COLS = ["agent_reliability", "agent_consistency", "session_error"]
 

@@ -19,15 +19,14 @@ from reliability_lab.report import reliability_report, robustness_by_intensity
 from reliability_lab.results import load_results
 from reliability_lab.runner import run_experiment
 from reliability_lab.runs import is_infrastructure_error
-from tests.experiment.helpers import config_writer, result_lines
+from tests.experiment.helpers import config_writer, result_lines, sim_config
 
-CONFIG: dict[str, Any] = {
-    "name": "perturbed",
-    "seed": 5,
-    "runs": 2,
-    "max_concurrent": 8,
-    "environment": {"name": "customer_service", "limit": 6},
-    "conditions": [
+CONFIG = sim_config(
+    "perturbed",
+    ("cal", "brittle"),
+    limit=6,
+    max_concurrent=8,
+    conditions=[
         "baseline",
         {"name": "fault", "variants": ["p=0.2", "p=0.4"]},
         {"name": "structural", "variants": ["mild", "severe"]},
@@ -38,13 +37,7 @@ CONFIG: dict[str, Any] = {
             "runs": 1,
         },
     ],
-    "agents": [
-        {"label": "cal", "model": "sim/calibrated"},
-        {"label": "brittle", "model": "sim/brittle"},
-    ],
-    "sessions": {"enabled": False},
-    "report": {"n_boot": 20},
-}
+)
 
 
 @pytest.fixture(scope="module")

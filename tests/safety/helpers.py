@@ -33,17 +33,11 @@ class DirectSim:
     def __init__(self, profile: SimPersona | None = None) -> None:
         self.profile = profile
 
-    async def acompletion(
-        self,
-        *,
-        model: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None = None,
-        cache_key_extra: str = "",
-        **params: Any,
-    ) -> _Reply:
-        spec = self.profile or get_persona(model.removeprefix("sim/"))
-        return _Reply(sim_respond(spec, messages, tools, params.get("seed")))
+    async def acompletion(self, **request: Any) -> _Reply:
+        """The ``ChatClient`` call (reliability_lab.llm._protocol), answered in-process."""
+        spec = self.profile or get_persona(request["model"].removeprefix("sim/"))
+        reply = sim_respond(spec, request["messages"], request.get("tools"), request.get("seed"))
+        return _Reply(reply)
 
 
 def run_sim(profile: str | SimPersona, task_id: str, seed: int) -> RunResult:

@@ -12,7 +12,6 @@ from reliability_lab.envs import (
     Oracle,
     OracleStep,
     Task,
-    Tool,
     ToolError,
     get_environment,
 )
@@ -25,6 +24,7 @@ from reliability_lab.safety import (
     is_rate_limit_error,
     rate_limit_detector,
 )
+from tests.envs.toy import add_item_tool
 from tests.safety.helpers import ENV, play_oracle, run_sim
 
 TASK_IDS = [t.task_id for t in ENV.tasks()]
@@ -381,17 +381,7 @@ def test_commitment_negations_processes_and_lookups_are_not_flagged() -> None:
 
 
 def _toy(detectors: Any = None) -> Environment:
-    def add(state: dict, name: str) -> dict:
-        state["items"][name] = {"name": name}
-        return {"added": name}
-
-    tool = Tool(
-        "add",
-        "Add an item.",
-        {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
-        add,
-        writes=True,
-    )
+    tool = add_item_tool()
     task = Task("t", "Add an apple.", Oracle((OracleStep("add", {"name": "apple"}),), "Added."))
     return Environment(
         name="toy_safety",

@@ -34,16 +34,11 @@ class ScriptedLLM:
     def schemas(self) -> list[str]:
         return [c["response_format"]["json_schema"]["name"] for c in self.calls]
 
-    async def acompletion(
-        self,
-        *,
-        model: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None = None,
-        cache_key_extra: str = "",
-        **params: Any,
-    ) -> FakeCompletion:
-        self.calls.append({"model": model, "messages": messages, **params})
+    async def acompletion(self, **request: Any) -> FakeCompletion:
+        """The ``ChatClient`` call (reliability_lab.llm._protocol), recorded and scripted."""
+        params = {k: v for k, v in request.items() if k not in ("tools", "cache_key_extra")}
+        self.calls.append(params)
+        messages = params["messages"]
         schema = params["response_format"]["json_schema"]["name"]
         if self.responder is not None:
             reply = self.responder(schema, messages)

@@ -28,22 +28,22 @@ needs_browser = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def report(results_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def html_file(results_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("html") / "report.html"
     assert main(["html", str(results_dir), "-o", str(out)]) == 0
     return out
 
 
-def test_the_file_is_self_contained(report: Path) -> None:
-    text = report.read_text(encoding="utf-8")
+def test_the_file_is_self_contained(html_file: Path) -> None:
+    text = html_file.read_text(encoding="utf-8")
     # no stylesheet, script, image or font is fetched from anywhere
     assert not re.search(r"""(?:src|href)\s*=\s*["'](?!#|data:)""", text)
     assert "@import" not in text and "url(http" not in text
     assert "<!DOCTYPE svg" not in text  # matplotlib's DOCTYPE names an external DTD
 
 
-def test_provenance_and_every_figure(report: Path, results_dir: Path) -> None:
-    text = report.read_text(encoding="utf-8")
+def test_provenance_and_every_figure(html_file: Path, results_dir: Path) -> None:
+    text = html_file.read_text(encoding="utf-8")
     header = json.loads((results_dir / "header.json").read_text(encoding="utf-8"))
     assert header["fingerprint"][:12] in text and "SIMULATED" in text
     assert f'<dd id="k">{header["config"]["runs"]}</dd>' in text
@@ -53,8 +53,8 @@ def test_provenance_and_every_figure(report: Path, results_dir: Path) -> None:
     assert len(ids) == len(set(ids)), "element ids must be unique across inline SVGs"
 
 
-def test_every_failed_run_links_to_its_transcript(report: Path, results_dir: Path) -> None:
-    text = report.read_text(encoding="utf-8")
+def test_every_failed_run_links_to_its_transcript(html_file: Path, results_dir: Path) -> None:
+    text = html_file.read_text(encoding="utf-8")
     failed = [r for r in result_lines(results_dir) if not r["success"]]
     links = re.findall(r'href="#(run-[^"]+)"', text)
     assert len(links) == len(failed) > 0
@@ -93,11 +93,11 @@ def _png_pixels_vary(path: Path) -> bool:
 
 
 @needs_browser
-def test_in_a_browser_offline(report: Path, results_dir: Path, tmp_path: Path) -> None:
+def test_in_a_browser_offline(html_file: Path, results_dir: Path, tmp_path: Path) -> None:
     assert BROWSER is not None
     browser = Browser(BROWSER)
     try:
-        browser.open(report.resolve().as_uri(), offline=True)
+        browser.open(html_file.resolve().as_uri(), offline=True)
         assert browser.console_errors() == []
         schemes = {url.split(":", 1)[0] for url in browser.requested_urls()}
         assert schemes <= {"file", "data"}, browser.requested_urls()

@@ -8,7 +8,7 @@ from reliability_lab.cli import main
 from reliability_lab.envs import list_environments
 from reliability_lab.perturbations import list_conditions
 from reliability_lab.report import METRIC_REGISTRY
-from reliability_lab.sim import PROFILES
+from reliability_lab.sim import PERSONAS
 
 
 def test_list_shows_every_registered_name(capsys: pytest.CaptureFixture[str]) -> None:
@@ -16,7 +16,7 @@ def test_list_shows_every_registered_name(capsys: pytest.CaptureFixture[str]) ->
     out = capsys.readouterr().out
     for name in list_environments():
         assert f"\n  {name}  (" in out
-    for name in PROFILES:
+    for name in PERSONAS:
         assert f"  sim/{name}  " in out
     for symbol in METRIC_REGISTRY:
         assert f"\n  {symbol} " in out

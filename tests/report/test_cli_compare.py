@@ -10,22 +10,15 @@ import pytest
 from reliability_lab.cli import main
 from reliability_lab.experiment import parse_config
 from reliability_lab.runner import run_experiment
+from tests.experiment.helpers import sim_config
 from tests.test_imports import _probe
 
 pytestmark = pytest.mark.filterwarnings("ignore::reliability_lab.errors.UndefinedMetricWarning")
 
 
 def _experiment(out: Path, label: str, model: str, **changes: Any) -> Path:
-    config = {
-        "name": out.name,
-        "seed": 1,
-        "runs": 3,
-        "output": str(out),
-        "environment": {"name": "customer_service", "limit": 6},
-        "agents": [{"label": label, "model": model}],
-        "report": {"n_boot": 20},
-        "sessions": {"enabled": False},
-    }
+    agent = {"label": label, "model": model}
+    config = sim_config(out.name, (agent,), limit=6, seed=1, runs=3, output=str(out))
     run_experiment(parse_config(config | changes), progress=False)
     return out
 

@@ -19,6 +19,7 @@ from reliability_lab.results.console import format_summary
 from reliability_lab.runner import run_experiment
 from reliability_lab.runner.runner import ExperimentError
 from reliability_lab.simulate import SimulatedAgent, Simulation
+from tests.experiment.helpers import sim_config
 
 pytestmark = pytest.mark.filterwarnings("ignore::reliability_lab.errors.UndefinedMetricWarning")
 
@@ -61,17 +62,13 @@ def test_allocator_rejects_pooled_targets_and_bad_numbers() -> None:
         _allocator(batch=0)
 
 
-BASE: dict[str, Any] = {
-    "name": "adaptive",
-    "seed": 5,
-    "runs": 2,
-    "max_concurrent": 4,
-    "environment": {"name": "customer_service", "limit": 5},
-    "agents": [{"label": "inc", "model": "sim/inconsistent"}],
-    "report": {"n_boot": 50},
-    "sessions": {"enabled": False},
-    "adaptive": {"metric": "C_out", "halfwidth": 0.001, "max_runs": 4, "batch": 2},
-}
+BASE = sim_config(
+    "adaptive",
+    ("inc",),
+    limit=5,
+    n_boot=50,
+    adaptive={"metric": "C_out", "halfwidth": 0.001, "max_runs": 4, "batch": 2},
+)
 
 
 def _config(out: Path, **changes: Any) -> Any:

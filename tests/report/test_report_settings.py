@@ -11,16 +11,11 @@ from reliability_lab.errors import ConfigError
 from reliability_lab.experiment import parse_config
 from reliability_lab.results import format_summary
 from reliability_lab.runner import run_experiment
+from tests.experiment.helpers import sim_config
 
-CONFIG = {
-    "name": "two-level",
-    "seed": 2,
-    "runs": 3,
-    "environment": {"name": "customer_service", "limit": 4},
-    "agents": [{"label": "cal", "model": "sim/calibrated"}],
-    "report": {"n_boot": 30, "bootstrap": "two-level"},
-    "sessions": {"enabled": False},
-}
+CONFIG = sim_config(
+    "two-level", ("cal",), limit=4, seed=2, runs=3, report={"n_boot": 30, "bootstrap": "two-level"}
+)
 
 
 def test_two_level_bootstrap_is_recorded_and_shown(tmp_path: Path) -> None:
