@@ -251,12 +251,20 @@ def paired_differences(data: FigureData) -> Figure:
     same = len({tuple(table.index) for _, table in comparisons}) == 1
     fig = figure((3.0 * len(comparisons) + 0.8, 0.2 * rows + 1.0))
     axes = np.atleast_1d(fig.subplots(1, len(comparisons), sharey=same))
+    families = []
     for i, (ax, (candidate, table)) in enumerate(zip(axes, comparisons, strict=True)):
         plot_paired_differences(table, ax=ax, color=data.colors[candidate])
+        families.append(ax.get_title(loc="left"))  # the Holm family, written once below
+        ax.set_title("", loc="left")
         ax.set_title(f"{candidate} − {data.agents[0]}", fontsize="small")
         ax.set_xlabel(f"difference ({table.attrs.get('confidence_level', 0.95):.0%} interval)")
         if same and i:
             ax.tick_params(labelleft=False)
+    if len(set(families)) == 1:
+        fig.suptitle(families[0], fontsize="x-small")
+    else:
+        for ax, family in zip(axes, families, strict=True):
+            ax.set_title(f"{ax.get_title()}\n{family}", fontsize="x-small")
     if len(axes) > 1:
         share_labels(fig, list(axes), y=False)
     return fig
