@@ -80,7 +80,7 @@ def _write_counts(ax: Axes, curve: ReliabilityCurve, centres: np.ndarray) -> flo
             va="bottom",
             fontsize=COUNT_FONT_SIZE,
             color="0.15",
-            gid="bin-count",
+            label="_bin-count",
         )
     # the strip's height in points, as a share of the axes' height: top solves
     # top = _COUNT_Y + share * top
@@ -117,7 +117,7 @@ def plot_reliability_diagram(
     Axes
         One ``BarContainer`` (heights: ``curve.accuracy``), a marker line (no connecting
         segments: bins without runs lie between) at (``mean_confidence``, ``accuracy``) and,
-        with ``counts``, one text per bin giving ``curve.count`` (``gid`` ``"bin-count"``).
+        with ``counts``, one text per bin giving ``curve.count`` (labelled ``"_bin-count"``).
         The legend says what each mark is; its title gives the ECE.
     """
     _check_curve(curve, ReliabilityCurve)

@@ -147,7 +147,7 @@ def test_reliability_diagram_legend_says_what_the_marks_are(
     }
     for ax in figures["reliability_diagrams"].axes:
         agent = ax.get_title().split(" (")[0]
-        counts = [int(t.get_text()) for t in ax.texts if t.get_gid() == "bin-count"]
+        counts = [int(t.get_text()) for t in ax.texts if t.get_label() == "_bin-count"]
         assert counts == [int(n) for n in data.reliability[agent].count]
         assert ax.get_title() == f"{agent} (ECE {data.reliability[agent].ece:.3f})"
 

@@ -272,7 +272,7 @@ def test_reliability_diagram_bars_counts_and_markers() -> None:
 
 def _count_boxes(ax: Axes) -> list[Any]:
     renderer = ax.figure.canvas.get_renderer()
-    return [t.get_window_extent(renderer) for t in ax.texts if t.get_gid() == "bin-count"]
+    return [t.get_window_extent(renderer) for t in ax.texts if t.get_label() == "_bin-count"]
 
 
 def test_reliability_diagram_counts_are_legible_and_never_overlap() -> None:
@@ -287,7 +287,7 @@ def test_reliability_diagram_counts_are_legible_and_never_overlap() -> None:
     plots.plot_reliability_diagram(curve, ax=ax)
     ax.set_title("agent")
     fig.canvas.draw()
-    counts = [t for t in ax.texts if t.get_gid() == "bin-count"]
+    counts = [t for t in ax.texts if t.get_label() == "_bin-count"]
     assert [int(t.get_text()) for t in counts] == [int(n) for n in curve.count]
     assert sum(int(t.get_text()) for t in counts) == conf.size
     assert all(t.get_fontsize() >= 6.5 for t in counts)  # legible in print
