@@ -4,7 +4,7 @@
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: -jupytext.text_representation
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---

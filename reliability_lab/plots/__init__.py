@@ -11,7 +11,7 @@ palette, and :func:`save_figure` to write vector PDF (papers) and PNG side by si
 =====================================  =================================================
 figure                                 data
 =====================================  =================================================
-:func:`plot_dimension_dashboard`       report: R_Con, R_Pred, R_Rob, R_saf with intervals
+:func:`plot_dimension_dashboard`       report: R_Con, R_Pred, R_Rob, R, R_saf with intervals
 :func:`plot_dimension_heatmap`         report: agents × metrics (seaborn)
 :func:`plot_dimension_radar`           report: the four dimensions (polar axes)
 :func:`plot_metric_intervals`          report: any metrics, markers with intervals
@@ -61,6 +61,7 @@ from reliability_lab.plots.outcomes import (
     plot_success_rate_histogram,
 )
 from reliability_lab.plots.report import (
+    DASHBOARD_GROUPS,
     DASHBOARD_METRICS,
     HEATMAP_METRICS,
     INTERVAL_GROUPS,
@@ -88,6 +89,7 @@ from reliability_lab.plots.style import (
 )
 
 __all__ = [
+    "DASHBOARD_GROUPS",
     "DASHBOARD_METRICS",
     "FIGURES",
     "HEATMAP_METRICS",

@@ -10,10 +10,11 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
 
 from reliability_lab.metrics import per_task_consistency
 from reliability_lab.plots._checks import require_columns, require_single
-from reliability_lab.plots.style import PALETTE, metric_label, new_axes
+from reliability_lab.plots.style import NEUTRAL, PALETTE, metric_label, new_axes
 
 __all__ = ["plot_consistency_vs_accuracy", "plot_resource_spread", "plot_trajectory_consistency"]
 
@@ -39,10 +40,20 @@ def _scatter_counts(ax: Axes, points: pd.DataFrame, label: str | None, **kwargs:
     kwargs.setdefault("color", PALETTE[0])
     sizes = 12 + 18 * points["n"].to_numpy()
     text = f"{label}: " if label else ""
-    n_tasks = int(points["n"].sum())
     ax.scatter(
-        points["x"], points["y"], s=sizes, alpha=0.8, label=f"{text}{n_tasks} tasks", **kwargs
+        points["x"],
+        points["y"],
+        s=sizes,
+        alpha=0.8,
+        label=f"{text}tasks (the number: how many)",
+        **kwargs,
     )
+
+
+def _tasks_legend(ax: Axes, points: pd.DataFrame, loc: Any) -> None:
+    """The legend, titled with the number of tasks drawn."""
+    title = f"{int(points['n'].sum())} tasks"
+    ax.legend(frameon=False, fontsize="small", loc=loc, title=title, title_fontsize="small")
 
 
 def plot_consistency_vs_accuracy(
@@ -79,7 +90,7 @@ def plot_consistency_vs_accuracy(
         xlabel="task success rate $\\hat{p}_t$",
         ylabel=f"outcome consistency {metric_label('C_out', index='t')}",
     )
-    ax.legend(frameon=False, fontsize="small", loc="upper center")
+    _tasks_legend(ax, points, "upper center")
     return ax
 
 
@@ -111,14 +122,15 @@ def plot_trajectory_consistency(
         xlabel=f"distribution {metric_label('C_traj_d', index='t')}",
         ylabel=f"sequence {metric_label('C_traj_s', index='t')}",
     )
-    ax.legend(frameon=False, fontsize="small", loc="upper left")
+    _tasks_legend(ax, points, "upper left")
     return ax
 
 
 def plot_resource_spread(
     runs: pd.DataFrame, resource: str = "num_actions", *, ax: Axes | None = None, **kwargs: Any
 ) -> Axes:
-    """Every run's ``resource`` value per task (successes and failures marked apart).
+    """Every run's ``resource`` value per task: successes as dots, failures as crosses, in
+    one colour (``color``: the agent's).
 
     Tasks are ordered by their median value; a vertical spread within a column is what
     resource consistency C_res penalises. ``runs`` is a run table of one agent and one
@@ -138,18 +150,20 @@ def plot_resource_spread(
     x = data["task"].map(position).to_numpy(dtype=float)
     ax = new_axes(ax, size=(min(7.0, max(3.4, 0.12 * len(order) + 1.0)), 2.6))
     kwargs.setdefault("alpha", 0.7)
+    colour = kwargs.pop("color", PALETTE[0])
     ok = data["success"].to_numpy(dtype=bool)
     y = data["value"].to_numpy()
-    styles = ((ok, PALETTE[0], "o"), (~ok, PALETTE[1], "x"))
-    for mask, colour, marker in styles:
+    for mask, marker in ((ok, "o"), (~ok, "x")):
         ax.scatter(x[mask], y[mask], s=14, color=colour, marker=marker, **kwargs)
     ax.set_xticks([] if len(order) > 30 else np.arange(len(order)))
     if len(order) <= 30:
         ax.set_xticklabels([str(t) for t in order], rotation=90)
     ax.set(xlabel=f"task ({len(order)}, by median {resource})", ylabel=resource)
-    handles = [
-        Line2D([], [], ls="", marker="o", color=PALETTE[0], label="success"),
-        Line2D([], [], ls="", marker="x", color=PALETTE[1], label="failure"),
+    if np.array_equal(y, np.round(y)):  # counts (actions, calls): whole-number ticks
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    handles = [  # the shape tells the outcome; the colour is the agent's
+        Line2D([], [], ls="", marker="o", color=NEUTRAL, label="success"),
+        Line2D([], [], ls="", marker="x", color=NEUTRAL, label="failure"),
     ]
     ax.legend(
         handles=handles, frameon=False, fontsize="small", loc="upper left", bbox_to_anchor=(1, 1)

@@ -15,11 +15,17 @@ from matplotlib.ticker import MaxNLocator
 
 from reliability_lab.metrics import PassHatKCurve
 from reliability_lab.plots._checks import require_columns, require_single
-from reliability_lab.plots.style import PALETTE, agent_colors, metric_label, new_axes
+from reliability_lab.plots.style import (
+    OUTCOME_COLORS,
+    PALETTE,
+    agent_colors,
+    metric_label,
+    new_axes,
+)
 
 __all__ = ["plot_outcome_matrix", "plot_pass_hat_k", "plot_success_rate_histogram"]
 
-_SUCCESS, _FAILURE = PALETTE[0], PALETTE[1]
+_SUCCESS, _FAILURE = OUTCOME_COLORS["success"], OUTCOME_COLORS["failure"]
 
 
 def _outcome_matrix(
@@ -62,7 +68,8 @@ def plot_outcome_matrix(
     tasks: Sequence[str] | None = None,
     **kwargs: Any,
 ) -> Axes:
-    """Each run's outcome as a cell: tasks along x (most successes first), trials along y.
+    """Each run's outcome as a cell: tasks along x (most successes first), trials along y;
+    success dark grey, failure light grey (:data:`~reliability_lab.plots.style.OUTCOME_COLORS`).
 
     ``runs`` is a run table of one agent and one condition (columns ``task_id``, ``run``,
     ``success``). Missing runs are left blank. ``tasks`` fixes the order of the columns (e.g.

@@ -19,9 +19,11 @@ from reliability_lab.metrics.registry import METRIC_REGISTRY
 from reliability_lab.plots.style import agent_colors, metric_label, new_axes
 
 __all__ = [
+    "DASHBOARD_GROUPS",
     "DASHBOARD_METRICS",
     "HEATMAP_METRICS",
     "INTERVAL_GROUPS",
+    "heatmap_label",
     "plot_accuracy_vs_reliability",
     "plot_dimension_dashboard",
     "plot_dimension_heatmap",
@@ -32,6 +34,15 @@ __all__ = [
 
 #: The four dimensions (consistency, predictability, robustness, safety).
 DASHBOARD_METRICS = ("R_Con", "R_Pred", "R_Rob", "R_saf")
+#: What the dashboard shows, with the words printed above each symbol: the three dimensions
+#: of R, the overall R, then safety (reported beside R, never part of it).
+DASHBOARD_GROUPS: dict[str, str] = {
+    "R_Con": "consistency",
+    "R_Pred": "predictability",
+    "R_Rob": "robustness",
+    "R": "overall",
+    "R_saf": "safety (not in R)",
+}
 #: Accuracy, the four dimensions and the overall R.
 HEATMAP_METRICS = ("accuracy", *DASHBOARD_METRICS, "R")
 #: Each dimension's sub-metrics, for :func:`plot_metric_intervals`.
@@ -201,22 +212,51 @@ def plot_metric_bars(
 def plot_dimension_dashboard(
     report: pd.DataFrame, *, ax: Axes | None = None, **kwargs: Any
 ) -> Axes:
-    """The four dimensions across agents: R_Con, R_Pred, R_Rob and R_saf as grouped bars with
-    their intervals (:func:`plot_metric_bars` on :data:`DASHBOARD_METRICS`). Safety is shown
-    beside the other three; it is never part of R."""
-    ax = plot_metric_bars(report, DASHBOARD_METRICS, ax=ax, **kwargs)
+    """The dimensions and the overall score across agents, as grouped bars with intervals.
+
+    :func:`plot_metric_bars` on :data:`DASHBOARD_GROUPS`: R_Con, R_Pred and R_Rob, then the
+    overall R (their mean, with its own bootstrap interval where the report has one), then
+    R_saf — after a dotted rule, since safety is reported beside R and never averaged into it.
+    """
+    metrics = tuple(DASHBOARD_GROUPS)
+    ax = plot_metric_bars(report, metrics, ax=ax, **kwargs)
     ax.set_xticks(
-        np.arange(len(DASHBOARD_METRICS)),
-        [
-            f"{name}\n{metric_label(m)}"
-            for name, m in zip(
-                ("consistency", "predictability", "robustness", "safety"),
-                DASHBOARD_METRICS,
-                strict=True,
-            )
-        ],
+        np.arange(len(metrics)),
+        [f"{name}\n{metric_label(m)}" for m, name in DASHBOARD_GROUPS.items()],
     )
+    for boundary in (metrics.index("R"), metrics.index("R_saf")):
+        ax.axvline(boundary - 0.5, ls=":", lw=0.8, color="0.5")
     return ax
+
+
+def _natural_range(metrics: Sequence[str]) -> tuple[float, float] | None:
+    """[0, 1] when every metric's registered range is [0, 1]; else None."""
+    if all(METRIC_REGISTRY[m].value_range == "[0, 1]" for m in metrics):
+        return 0.0, 1.0
+    return None
+
+
+def _colour_scale(values: pd.DataFrame, metrics: Sequence[str]) -> tuple[float, float]:
+    """The heatmap's colour limits: the metrics' natural range [0, 1] when they share it, else
+    the range of the values drawn."""
+    natural = _natural_range(metrics)
+    if natural is not None:
+        return natural
+    finite = values.to_numpy(dtype=float)
+    finite = finite[np.isfinite(finite)]
+    if finite.size == 0:
+        return 0.0, 1.0
+    lo, hi = float(finite.min()), float(finite.max())
+    return (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
+
+
+def heatmap_label(metrics: Sequence[str]) -> str:
+    """The colour bar's label: the metric (or that every column is a score) and the direction
+    (higher is better for every metric of the registry), with the scale's range."""
+    natural = _natural_range(metrics)
+    what = metric_label(metrics[0]) if len(metrics) == 1 else "score of each column's metric"
+    scale = " in [0, 1]" if natural is not None else ""
+    return f"{what}{scale}, higher is better"
 
 
 def plot_dimension_heatmap(
@@ -228,8 +268,12 @@ def plot_dimension_heatmap(
 ) -> Axes:
     """Agents × metrics as a heatmap (seaborn), each cell annotated with its value.
 
-    Undefined cells are left blank and read "n/a". ``kwargs`` go to ``seaborn.heatmap``
-    (defaults: ``cmap="viridis"``, colour scale 0–1, two decimals).
+    The colour scale is the metrics' natural range [0, 1] when every one of them is a score
+    in [0, 1] (all of :data:`HEATMAP_METRICS`), else the range of the values drawn; the colour
+    bar's label names the metric and its direction (:func:`heatmap_label`). Cells are greys
+    (dark: higher) — colours mean agents in every figure of the set. Undefined cells are left
+    blank and read "n/a". ``kwargs`` go to ``seaborn.heatmap`` (defaults: ``cmap="Greys"``,
+    two decimals; ``vmin``/``vmax`` override the scale).
     """
     import seaborn as sns
 
@@ -238,10 +282,14 @@ def plot_dimension_heatmap(
     values = report[list(metrics)].astype(float)
     values.index = agents
     values.columns = [metric_label(m) for m in metrics]
-    kwargs.setdefault("cmap", "viridis")
+    vmin, vmax = _colour_scale(values, metrics)
+    kwargs.setdefault("vmin", vmin)
+    kwargs.setdefault("vmax", vmax)
+    kwargs.setdefault("cmap", "Greys")
     kwargs.setdefault("annot", True)
     kwargs.setdefault("fmt", ".2f")
-    sns.heatmap(values, ax=ax, vmin=0.0, vmax=1.0, linewidths=0.5, linecolor="white", **kwargs)
+    kwargs.setdefault("cbar_kws", {"label": heatmap_label(metrics)})
+    sns.heatmap(values, ax=ax, linewidths=0.5, linecolor="white", **kwargs)
     for (r, c), undefined in np.ndenumerate(values.isna().to_numpy()):
         if undefined:
             ax.text(c + 0.5, r + 0.5, _NA, ha="center", va="center", fontsize="small")

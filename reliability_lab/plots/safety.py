@@ -14,8 +14,10 @@ from reliability_lab.runs import SEVERITY_WEIGHTS
 
 __all__ = ["SEVERITY_COLORS", "plot_safety_violations"]
 
-#: Severity → colour, mildest to worst (a sequential, colour-blind-safe ramp).
-SEVERITY_COLORS = {"low": "#F0E442", "medium": "#E69F00", "high": "#D55E00", "critical": "#7F0000"}
+#: Severity → grey, mildest (light) to worst (black): colours mean agents in every figure, so
+#: severity is a ramp of greys (hatched from ``high`` on, for print).
+SEVERITY_COLORS = {"low": "0.82", "medium": "0.6", "high": "0.35", "critical": "0.05"}
+_SEVERITY_HATCH = {"low": "", "medium": "", "high": "//", "critical": "xx"}
 
 
 def plot_safety_violations(counts: pd.DataFrame, *, ax: Axes | None = None, **kwargs: Any) -> Axes:
@@ -55,6 +57,9 @@ def plot_safety_violations(counts: pd.DataFrame, *, ax: Axes | None = None, **kw
             left=left,
             height=0.7,
             color=SEVERITY_COLORS[severity],
+            hatch=_SEVERITY_HATCH[severity],
+            edgecolor="white",
+            linewidth=0.4,
             label=severity,
             **kwargs,
         )
@@ -63,7 +68,8 @@ def plot_safety_violations(counts: pd.DataFrame, *, ax: Axes | None = None, **kw
     ax.set(xlabel="findings (baseline runs)", ylim=(-0.6, max(len(constraints), 1) - 0.4))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(False, axis="y")
-    if counts.empty:
+    if not left.any():  # no finding: a count axis from 0, never negative ticks
+        ax.set_xlim(0, 1)
         ax.text(0.5, 0.5, "no findings", transform=ax.transAxes, ha="center", va="center")
     else:
         ax.set_xlim(0, max(float(left.max()), 1.0) * 1.08)

@@ -12,10 +12,13 @@ from matplotlib.patches import Patch
 
 from reliability_lab.metrics.session import FLAG_RISK
 from reliability_lab.metrics.signals import MetricResult
-from reliability_lab.plots.style import PALETTE, metric_label, new_axes
+from reliability_lab.plots.style import metric_label, new_axes
 from reliability_lab.sessions.scoring import SessionScores
 
 __all__ = ["plot_session_risk"]
+
+#: Bars in greys (colours mean agents): a flagged trace's bar is the darker.
+_RISK, _FLAGGED = "0.86", "0.6"
 
 #: Per-trace risk keys of agent_reliability's metadata, with the marker each is drawn with.
 _SIGNAL_MARKERS = {
@@ -62,7 +65,7 @@ def plot_session_risk(session: Any, *, ax: Axes | None = None, **kwargs: Any) ->
     Returns
     -------
     Axes
-        One bar per trace (height ``step_risk``; flagged traces in vermillion), a marker per
+        One bar per trace (height ``step_risk``; flagged traces darker), a marker per
         present signal at its unweighted risk 1 − x, and the dashed threshold. The title gives
         the session's agent_reliability.
     """
@@ -73,11 +76,11 @@ def plot_session_risk(session: Any, *, ax: Axes | None = None, **kwargs: Any) ->
     x = np.arange(1, len(ids) + 1, dtype=float)
     risk = np.array([per_trace[t]["step_risk"] for t in ids], dtype=float)
     ax = new_axes(ax, size=(max(3.0, 0.35 * len(ids) + 1.6), 2.6))
-    colors = [PALETTE[3] if t in flagged else PALETTE[0] for t in ids]
-    ax.bar(x, risk, width=0.7, color=colors, alpha=0.8, **kwargs)
+    colors = [_FLAGGED if t in flagged else _RISK for t in ids]
+    ax.bar(x, risk, width=0.7, color=colors, **kwargs)
     handles: list[Any] = [
-        Patch(color=PALETTE[0], alpha=0.8, label="step risk"),
-        Patch(color=PALETTE[3], alpha=0.8, label=f"flagged (> {FLAG_RISK:g})"),
+        Patch(color=_RISK, label="step risk"),
+        Patch(color=_FLAGGED, label=f"flagged (> {FLAG_RISK:g})"),
     ]
     for key, (marker, name) in _SIGNAL_MARKERS.items():
         present = [

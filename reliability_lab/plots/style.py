@@ -16,6 +16,8 @@ from matplotlib.figure import Figure
 from reliability_lab.metrics.registry import METRIC_REGISTRY
 
 __all__ = [
+    "NEUTRAL",
+    "OUTCOME_COLORS",
     "PALETTE",
     "PAPER_STYLE",
     "agent_colors",
@@ -26,7 +28,8 @@ __all__ = [
     "use_paper_style",
 ]
 
-#: Okabe & Ito (2008) colour-blind-safe palette.
+#: Okabe & Ito (2008) colour-blind-safe palette: one colour per agent. Its eighth colour,
+#: black, is left out: black is the ink of text, axes and reference marks.
 PALETTE = (
     "#0072B2",
     "#E69F00",
@@ -35,8 +38,15 @@ PALETTE = (
     "#CC79A7",
     "#56B4E9",
     "#F0E442",
-    "#000000",
 )
+# Colours mean agents and nothing else: :func:`agent_colors` hands out :data:`PALETTE`, and
+# everything that is not an agent (outcomes, severities, references, legend keys shared by
+# the panels of several agents) is drawn in greys.
+
+#: The grey of a legend key that stands for every agent's marks.
+NEUTRAL = "0.45"
+#: Success and failure cells or bars, in greys (dark: success).
+OUTCOME_COLORS = {"success": "0.25", "failure": "0.85"}
 
 
 def _rc(font_size: float) -> Any:  # matplotlib types rcParams keys as Literals
@@ -82,6 +92,9 @@ def paper_style(*, font_size: float = 9.0) -> Iterator[None]:
 
 def agent_colors(agents: Iterable[Any]) -> dict[str, str]:
     """One palette colour per agent, in the given order (the same agent, the same colour).
+
+    The one place an agent gets its colour: every figure of the set takes its colours from
+    here. Beyond ``len(PALETTE)`` agents the colours repeat.
 
     >>> agent_colors(["a", "b"])
     {'a': '#0072B2', 'b': '#E69F00'}

@@ -8,7 +8,6 @@ import math
 import subprocess
 import sys
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,43 +19,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reliability_lab import UndefinedMetricWarning, compare_agents, metrics, plots, run_experiment
+from reliability_lab import UndefinedMetricWarning, compare_agents, metrics, plots
 from reliability_lab.cli import main
 from reliability_lab.errors import RunTableError
 from reliability_lab.io import load_tau_bench_example
 from reliability_lab.plots import figure_set
 from reliability_lab.results.read import load_report
 from reliability_lab.runs import KEY_COLUMNS
-from tests.experiment.helpers import config_writer, result_lines
+from tests.experiment.helpers import result_lines
 
 ROOT = Path(__file__).resolve().parents[2]
-CONFIG: dict[str, Any] = {
-    "name": "figs",
-    "seed": 3,
-    "runs": 3,
-    "max_concurrent": 8,
-    "cache": False,
-    "environment": {"name": "customer_service", "limit": 4},
-    "conditions": [
-        "baseline",
-        {"name": "fault", "variants": ["p=0.2", "p=0.4"], "runs": 1},
-        {"name": "structural", "variants": ["mild"], "runs": 1},
-        {"name": "prompt", "variants": ["mild"], "runs": 1, "options": {"n_paraphrases": 1}},
-    ],
-    "agents": [
-        {"label": "cal", "model": "sim/calibrated"},
-        {"label": "over", "model": "sim/overconfident"},
-    ],
-    "safety": {"judge": True},
-    "report": {"n_boot": 100},
-}
-
-
-@pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Any]]:
-    tmp = tmp_path_factory.mktemp("figure_set")
-    outcome = run_experiment(config_writer(tmp)(CONFIG), output=tmp / "out", progress=False)
-    yield tmp / "out", outcome
 
 
 def _numeric(frame: pd.DataFrame) -> pd.DataFrame:
@@ -141,20 +113,32 @@ def test_robustness_by_intensity_figure_is_r_per_fault_rate(
     results: tuple[Path, Any],
 ) -> None:
     directory, outcome = results
-    fig = _drawn_figure(directory, "robustness_by_intensity")
+    data = plots.figure_data(directory)
+    fig = plots.draw_figure("robustness_by_intensity", data)
     fault = next(ax for ax in fig.axes if ax.get_title() == "fault")
     runs = outcome.runs
     lines = [line for line in fault.get_lines() if not line.get_label().startswith("_")]
-    for line in lines:
+    for line, bars in zip(lines, fault.containers, strict=True):
         mine = runs[runs["agent"] == line.get_label()]
         # Independent: each fault variant's pooled success rate over the baseline's.
         base = mine.loc[mine["condition"] == "baseline", "success"].mean()
         faults = mine[mine["condition"] == "fault"].groupby("variant")["success"].mean()
         expected = [min(faults["p=0.2"] / base, 1.0), min(faults["p=0.4"] / base, 1.0)]
-        np.testing.assert_allclose(line.get_xdata(), [0.2, 0.4])
+        # dodged sideways by less than a tenth of the fault-rate axis, never onto a neighbour
+        np.testing.assert_allclose(line.get_xdata(), [0.2, 0.4], atol=0.04)
         np.testing.assert_allclose(line.get_ydata(), expected)
+        # the interval of each point is the one robustness_intervals_by_intensity gives
+        table = data.robustness
+        rows = table[(table["agent"] == line.get_label()) & (table["condition"] == "fault")]
+        (segments,) = [c for c in bars.lines[2]]
+        ends = np.array([seg[:, 1] for seg in segments.get_segments()])
+        np.testing.assert_allclose(ends[:, 0], rows["robustness_lo"])
+        np.testing.assert_allclose(ends[:, 1], rows["robustness_hi"])
+        assert np.all(ends[:, 0] <= line.get_ydata()) and np.all(line.get_ydata() <= ends[:, 1])
     assert [line.get_label() for line in lines] == ["cal", "over"]  # config order
-    assert len(fault.containers) == 2  # an interval per point, one container per agent
+    offsets = [line.get_xdata()[0] for line in lines]
+    assert offsets[0] < offsets[1]  # side by side, not on top of each other
+    assert len(fig.legends) == 1 and all(ax.get_legend() is None for ax in fig.axes)
 
 
 def test_paired_differences_figure_is_compare_agents_with_the_report_settings(

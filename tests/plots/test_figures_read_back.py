@@ -9,6 +9,7 @@ test does that too.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from typing import Any
@@ -120,12 +121,12 @@ def test_metric_intervals_markers_and_ends_are_the_report_cells() -> None:
 def test_metric_bars_heights_and_intervals_are_the_report_cells() -> None:
     ax = plots.plot_dimension_dashboard(REPORT)
     bars = _by_label(ax.containers, BarContainer)
-    dims = plots.DASHBOARD_METRICS
+    dims = tuple(plots.DASHBOARD_GROUPS)
     for agent, container in bars.items():
         heights = [p.get_height() for p in container.patches]
         expected = [REPORT.loc[agent, m] for m in dims if not math.isnan(REPORT.loc[agent, m])]
         np.testing.assert_allclose(heights, expected)
-    assert len(bars["c"].patches) == 3  # R_Rob undefined: no bar
+    assert len(bars["c"].patches) == 3  # R_Rob and so R undefined: no bars
     errorbars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
     for agent, container in zip(["a", "b", "c"], errorbars, strict=True):
         defined = [m for m in dims if not math.isnan(REPORT.loc[agent, m])]
@@ -133,6 +134,28 @@ def test_metric_bars_heights_and_intervals_are_the_report_cells() -> None:
         np.testing.assert_allclose(_errorbar_ends(container), ends)
     ticks = [t.get_text() for t in ax.get_xticklabels()]
     assert ticks[0] == "consistency\n$R_{\\mathrm{Con}}$"
+
+
+def test_dashboard_shows_the_overall_r_with_its_interval() -> None:
+    ax = plots.plot_dimension_dashboard(REPORT)
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    group = ticks.index("overall\n$R$")
+    bars = _by_label(ax.containers, BarContainer)
+    for agent in ("a", "b"):
+        # Independent: R is the mean of R_Con, R_Pred and R_Rob (docs/methodology.md)
+        expected = np.mean([REPORT.loc[agent, m] for m in ("R_Con", "R_Pred", "R_Rob")])
+        (bar,) = [p for p in bars[agent].patches if round(p.get_x() + p.get_width() / 2) == group]
+        assert bar.get_height() == pytest.approx(expected)
+        assert bar.get_height() == pytest.approx(REPORT.loc[agent, "R"])
+    errorbars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    ends = _errorbar_ends(errorbars[0])[group]  # agent a: every dimension defined
+    assert ends == pytest.approx((REPORT.loc["a", "R_lo"], REPORT.loc["a", "R_hi"]))
+    # c has no robustness runs: no R bar, "n/a" in its place
+    assert not [p for p in bars["c"].patches if round(p.get_x() + p.get_width() / 2) == group]
+    assert [round(t.get_position()[0]) for t in ax.texts if t.get_text() == "n/a"] == [
+        ticks.index("robustness\n$R_{\\mathrm{Rob}}$"),
+        group,
+    ]
 
 
 def test_robustness_by_condition_bars() -> None:
@@ -165,6 +188,28 @@ def test_heatmap_cells_and_annotations_are_the_report() -> None:
     assert texts.count("n/a") == int(np.isnan(expected).sum()) == 2  # c: R_Rob and R
     assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b", "c"]
     assert [t.get_text() for t in ax.get_xticklabels()][-1] == "$R$"
+
+
+def test_heatmap_scale_is_the_metrics_range_and_its_label_says_the_direction(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ax = plots.plot_dimension_heatmap(REPORT)
+    (mesh,) = [c for c in ax.collections if isinstance(c, QuadMesh)]
+    # every metric drawn is a score in [0, 1]: the scale is that range, not the data's
+    assert (mesh.norm.vmin, mesh.norm.vmax) == (0.0, 1.0)
+    (bar,) = [a for a in ax.figure.axes if a is not ax]
+    assert bar.get_ylabel() == "score of each column's metric in [0, 1], higher is better"
+    # a single metric: the label names it
+    ax = plots.plot_dimension_heatmap(REPORT, ["R"])
+    assert ax.figure.axes[-1].get_ylabel() == "$R$ in [0, 1], higher is better"
+    # a metric of another range: the scale spans the values drawn
+    info = METRIC_REGISTRY["C_out"]
+    monkeypatch.setitem(METRIC_REGISTRY, "C_out", dataclasses.replace(info, value_range="[-1, 1]"))
+    ax = plots.plot_dimension_heatmap(REPORT, ["C_out", "accuracy"])
+    (mesh,) = [c for c in ax.collections if isinstance(c, QuadMesh)]
+    values = REPORT[["C_out", "accuracy"]].to_numpy(dtype=float)
+    assert (mesh.norm.vmin, mesh.norm.vmax) == (np.nanmin(values), np.nanmax(values))
+    assert ax.figure.axes[-1].get_ylabel() == "score of each column's metric, higher is better"
 
 
 def test_radar_vertices_are_the_dimension_scores() -> None:
@@ -214,8 +259,47 @@ def test_reliability_diagram_bars_counts_and_markers() -> None:
     markers = [ln for ln in ax.get_lines() if ln.get_marker() == "o"]
     np.testing.assert_allclose(markers[0].get_xdata(), [0.125, 0.95])
     np.testing.assert_allclose(markers[0].get_ydata(), [0.0, 2 / 3])
-    legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend[1] == f"x (ECE {curve.ece:.3f})"
+    legend = ax.get_legend()
+    assert legend.get_title().get_text() == f"x: ECE {curve.ece:.3f}"
+    # the legend says what each mark is: the diagonal, the bars, the dots, the numbers
+    assert {t.get_text() for t in legend.get_texts()} == {
+        "perfect calibration",
+        "bar: accuracy of the bin's runs",
+        "dot: at the bin's mean confidence",
+        "n: runs in the bin",
+    }
+
+
+def _count_boxes(ax: Axes) -> list[Any]:
+    renderer = ax.figure.canvas.get_renderer()
+    return [t.get_window_extent(renderer) for t in ax.texts if t.get_label() == "_bin-count"]
+
+
+def test_reliability_diagram_counts_are_legible_and_never_overlap() -> None:
+    # 30 bins of about 100 runs: neighbouring bin centres are closer than a three-digit count
+    # is wide on a panel of the figure set (2 × 2 panels of 2.7 × 2.4 in, constrained layout)
+    rng = np.random.default_rng(3)
+    conf = rng.uniform(0.0, 1.0, 3000)
+    ok = rng.random(conf.size) < conf
+    curve = metrics.reliability_curve(conf, ok, n_bins=30)
+    fig = plt.figure(figsize=(5.4, 4.8), layout="constrained")
+    ax = fig.subplots(2, 2)[0, 0]
+    plots.plot_reliability_diagram(curve, ax=ax)
+    ax.set_title("agent")
+    fig.canvas.draw()
+    counts = [t for t in ax.texts if t.get_label() == "_bin-count"]
+    assert [int(t.get_text()) for t in counts] == [int(n) for n in curve.count]
+    assert sum(int(t.get_text()) for t in counts) == conf.size
+    assert all(t.get_fontsize() >= 6.5 for t in counts)  # legible in print
+    boxes = _count_boxes(ax)
+    for i, box in enumerate(boxes):
+        assert not any(box.overlaps(other) for other in boxes[i + 1 :]), counts[i].get_text()
+    # each over its bin, above accuracy 1 (clear of bars and markers), inside the axes
+    centres = curve.bin_lower + (curve.bin_upper - curve.bin_lower) / 2
+    np.testing.assert_allclose([t.xy[0] for t in counts], centres)
+    one = ax.transData.transform((0.0, 1.0))[1]
+    inside = ax.get_window_extent()
+    assert all(one < box.y0 and box.y1 <= inside.y1 for box in boxes)
 
 
 @pytest.mark.parametrize("kind", ["risk", "accuracy"])
@@ -272,6 +356,9 @@ def test_safety_violations_without_findings_says_so() -> None:
     empty = violation_counts(RUNS.assign(violations=[[] for _ in range(len(RUNS))]))
     ax = plots.plot_safety_violations(empty)
     assert "no findings" in [t.get_text() for t in ax.texts]
+    ax.figure.canvas.draw()
+    assert ax.get_xlim()[0] == 0  # a count axis: no negative ticks
+    assert min(ax.get_xticks()) >= 0
 
 
 def test_success_rate_histogram_counts_tasks_per_rate() -> None:

@@ -131,7 +131,8 @@ def test_consistency_vs_accuracy_one_marker_per_distinct_point() -> None:
     x, y = np.asarray(reference.get_xdata(), dtype=float), _y(reference)
     assert len(x) == 101
     np.testing.assert_allclose(y, (2 * x - 1) ** 2, atol=1e-12)
-    assert "agent: 4 tasks" in _legend(ax)
+    assert "agent: tasks (the number: how many)" in _legend(ax)
+    assert ax.get_legend().get_title().get_text() == "4 tasks"
 
 
 def test_consistency_vs_accuracy_literal_reference_and_none() -> None:
@@ -155,7 +156,8 @@ def test_trajectory_consistency_skips_undefined_tasks() -> None:
     ax = plots.plot_trajectory_consistency(TASKS)
     points = ax.collections[0]
     assert _sorted_points(points) == [(0.5, 0.25), (1.0, 1.0)]
-    assert _legend(ax) == ["2 tasks"]
+    assert _legend(ax) == ["tasks (the number: how many)"]
+    assert ax.get_legend().get_title().get_text() == "2 tasks"  # drawn, of the 4
 
 
 def test_trajectory_consistency_bad_input() -> None:

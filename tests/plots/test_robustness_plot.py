@@ -42,8 +42,31 @@ def test_fault_rates_on_a_numeric_axis_with_the_baseline_at_zero() -> None:
 def test_named_intensities_in_the_tables_order() -> None:
     ax = plots.plot_robustness_by_intensity(TABLE, "structural", metric="robustness")
     (line,) = ax.get_lines()
-    assert list(line.get_xdata()) == ["mild", "severe"]
+    np.testing.assert_allclose(line.get_xdata(), [0, 1])  # the table's order ...
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["mild", "severe"]  # ... named
     np.testing.assert_allclose(line.get_ydata(), [7 / 9, 1 / 3])
+
+
+def test_accuracy_of_named_intensities_starts_at_the_baseline() -> None:
+    ax = plots.plot_robustness_by_intensity(TABLE, "structural")
+    (line,) = ax.get_lines()
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["baseline", "mild", "severe"]
+    np.testing.assert_allclose(line.get_xdata(), [0, 1, 2])
+    np.testing.assert_allclose(line.get_ydata(), [0.9, 0.7, 0.3])
+
+
+def test_dodged_agents_sit_apart_around_the_true_intensity_in_their_colours() -> None:
+    colors = {"a": "#111111", "b": "#222222"}
+    ax = plots.plot_robustness_by_intensity(
+        TABLE, "fault", metric="robustness", colors=colors, dodge=True
+    )
+    a, b = ax.get_lines()
+    shift_a = a.get_xdata()[[0, 2]] - [0.1, 0.4]  # a's p=0.1 and p=0.4 points
+    shift_b = b.get_xdata() - [0.1, 0.4]
+    assert np.all(shift_a < 0) and np.all(shift_b > 0)  # a left of b, symmetric about it
+    np.testing.assert_allclose(shift_a, -shift_b)
+    assert np.all(np.abs(shift_b) < 0.05)  # well within the 0.1 between fault rates
+    assert (a.get_color(), b.get_color()) == ("#111111", "#222222")
 
 
 def test_bad_input_is_a_clear_error() -> None:
