@@ -237,7 +237,9 @@ class BaselineRuns:
         names = RESOURCE_COLUMNS if profile.resources is None else profile.resources
         needed = ("task_id", "run", "success", "confidence", "actions", *names, *SESSION_METRICS)
         # only the columns read here are gathered (runs.iloc[rows] would copy every column)
-        columns = [runs.columns.get_loc(c) for c in dict.fromkeys(needed) if c in runs.columns]
+        columns = runs.columns.get_indexer(
+            pd.Index([c for c in dict.fromkeys(needed) if c in runs])
+        )
         table = runs.iloc[rows, columns]
         task = codes[rows]
         y = table["success"].to_numpy(dtype=bool)
