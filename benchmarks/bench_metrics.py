@@ -179,6 +179,9 @@ def reader_rows(args: argparse.Namespace) -> None:
     )
 
 
+_PARTS = ("report", "reader", "memory")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=10_000)
@@ -187,8 +190,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--boot", type=int, default=1000)
     parser.add_argument("--read-runs", type=int, default=200_000)
     parser.add_argument("--repeat", type=int, default=3, help="least of this many timings")
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=_PARTS,
+        help="run only this part (repeatable): report (B = 0, B = 1000, flat functions), "
+        "reader (load_results), memory (peak of the 400k report); default all",
+    )
     args = parser.parse_args(argv)
+    parts = set(args.only or _PARTS)
     print(f"CPU seconds, least of {args.repeat}; floors measured in this run")
+    if "report" in parts:
+        report_rows(args)
+    if "reader" in parts:
+        reader_rows(args)
+    if "memory" in parts:
+        imported, table, report = peak_mb(args)
+        print(
+            f"peak memory, report B=0 (fresh interpreter): {report:.0f} MB, of which imports "
+            f"{imported:.0f} MB and building the coded table {table - imported:.0f} MB"
+        )
+    return 0
+
+
+def report_rows(args: argparse.Namespace) -> None:
     print(f"import reliability_lab.metrics  {import_seconds('reliability_lab.metrics'):6.3f} s")
     for levels in ("many", "few"):
         lists = synthetic_runs(args.tasks, args.runs, args.conditions, levels=levels)
@@ -212,13 +237,6 @@ def main(argv: list[str] | None = None) -> int:
                 f"flat consistency x5   {five:6.2f} s   on {len(base):,} baseline runs "
                 f"(lists of lists); floor {kernels:5.2f} s  ratio {five / kernels:4.2f}"
             )
-    reader_rows(args)
-    imported, table, report = peak_mb(args)
-    print(
-        f"peak memory, report B=0 (fresh interpreter): {report:.0f} MB, of which imports "
-        f"{imported:.0f} MB and building the coded table {table - imported:.0f} MB"
-    )
-    return 0
 
 
 if __name__ == "__main__":

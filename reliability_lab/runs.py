@@ -380,7 +380,9 @@ def validate_run_table(runs: pd.DataFrame, *, source: str = "run table") -> pd.D
             f"{source}: missing required column(s) {missing}; "
             f"required: {list(_REQUIRED)}, present: {list(runs.columns)}"
         )
-    df = _fill_defaults(runs.reset_index(drop=True).copy())
+    # reset_index gives a new frame (copy-on-write on pandas 3, a copy before): the caller's
+    # table is never changed, and no second whole-table copy is made
+    df = _fill_defaults(runs.reset_index(drop=True))
     for column in ("agent", "task_id", "condition"):
         _check_str(df, column, source, allow_empty=False)
     _check_str(df, "variant", source, allow_empty=True)

@@ -127,7 +127,7 @@ def _agent_row(
 ) -> tuple[dict[str, Any], list[str]]:
     """The agent's report row and the texts of the warnings it raises."""
     infra = is_infrastructure_error(runs["error"])
-    ok = runs.loc[~infra]
+    ok = runs.loc[~infra] if infra.any() else runs  # no copy of the table when none is
     row: dict[str, Any] = {
         "agent": agent,
         "n_tasks": int(ok["task_id"].nunique()),
@@ -277,7 +277,10 @@ def reliability_report(
     if table.empty:
         raise RunTableError("runs: the run table is empty; a report needs at least one run")
     rows = []
-    for agent, group in table.groupby("agent", sort=True):
+    agents = table["agent"].unique()
+    # one agent: its runs are the table (a group would be a copy of every column)
+    groups = [(agents[0], table)] if len(agents) == 1 else table.groupby("agent", sort=True)
+    for agent, group in groups:
         row, notes = _agent_row(
             str(agent), group, prof, int(n_boot), float(confidence_level), int(seed), bootstrap
         )

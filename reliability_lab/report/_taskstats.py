@@ -234,10 +234,15 @@ class BaselineRuns:
         """From the non-infrastructure runs and their task codes (``0 … n_tasks − 1``)."""
         base = np.flatnonzero((runs["condition"] == BASELINE).to_numpy())
         rows = base[np.argsort(codes[base], kind="stable")]
-        table = runs.iloc[rows]
+        names = RESOURCE_COLUMNS if profile.resources is None else profile.resources
+        needed = ("task_id", "run", "success", "confidence", "actions", *names, *SESSION_METRICS)
+        # only the columns read here are gathered (runs.iloc[rows] would copy every column)
+        columns = runs.columns.get_indexer(
+            pd.Index([c for c in dict.fromkeys(needed) if c in runs])
+        )
+        table = runs.iloc[rows, columns]
         task = codes[rows]
         y = table["success"].to_numpy(dtype=bool)
-        names = RESOURCE_COLUMNS if profile.resources is None else profile.resources
         resources = {name: table[name].to_numpy(dtype=float) for name in names}
         groups = Groups(codes=task, labels=np.arange(n_tasks))
         pairs = trajectory_pairs(

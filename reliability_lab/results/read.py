@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ from reliability_lab.errors import RunTableError
 from reliability_lab.metrics.profiles import get_profile
 from reliability_lab.metrics.session import SESSION_METRICS
 from reliability_lab.perturbations import RUN_COLUMNS, run_columns
+from reliability_lab.results._fast_read import NESTED, decode_columns
 from reliability_lab.results.record_schema import (
     RESULT_SCHEMA_VERSION,
     SCALAR_FIELDS,
@@ -124,10 +125,16 @@ def _columns(records: list[Mapping[str, Any]], source: str) -> pd.DataFrame:
     keys = set().union(*records)
     table = pd.DataFrame.from_records(records, columns=[c for c in _KEPT if c in keys])
     nested = [
-        i
-        for i, rec in enumerate(records)
-        if any(rec.get(f) is not None for f in ("perturbation", "session", "safety"))
+        (i, rec) for i, rec in enumerate(records) if any(rec.get(f) is not None for f in NESTED)
     ]
+    return _completed(table, nested, source)
+
+
+def _completed(
+    table: pd.DataFrame, nested: Sequence[tuple[int, Mapping[str, Any]]], source: str
+) -> pd.DataFrame:
+    """``table`` with the perturbation columns, the columns of the ``nested`` records' objects
+    (given with their row) and the float columns' nulls as NaN."""
     for col, value in run_columns(None, "").items():  # a run without a perturbation record
         if isinstance(value, list):  # every run its own list
             table[col] = [list(value) for _ in range(len(table))]
@@ -139,7 +146,7 @@ def _columns(records: list[Mapping[str, Any]], source: str) -> pd.DataFrame:
         table["intensity"] = variant.map(intensity).astype(object)
     if nested:
         extra = pd.DataFrame.from_records(
-            [_nested(records[i], i + 1, source) for i in nested], index=nested
+            [_nested(rec, i + 1, source) for i, rec in nested], index=[i for i, _ in nested]
         )
         for col in map(str, extra.columns):
             if col not in table:
@@ -214,6 +221,11 @@ def records_to_run_table(
     if wrong is not None:  # the record model names what is wrong with that line's field
         row, field = wrong
         raise record_error(records[row], field, source=source, line=row + 1)
+    return _finished(table, [rec.get("environment") for rec in records], source)
+
+
+def _finished(table: pd.DataFrame, environments: list[Any], source: str) -> pd.DataFrame:
+    """The run table of checked columns: nulls as None, task metadata joined, validated."""
     # None = none
     for col in (
         "confidence_error",
@@ -224,7 +236,7 @@ def records_to_run_table(
     ):
         if col in table:
             table[col] = table[col].astype(object).where(table[col].notna(), None)
-    _join_task_metadata(table, [rec.get("environment") for rec in records])
+    _join_task_metadata(table, environments)
     return validate_run_table(table, source=source)
 
 
@@ -244,8 +256,10 @@ def _join_task_metadata(table: pd.DataFrame, environments: list[Any]) -> None:
         except KeyError:
             continue
         metadata.update({(name, t.task_id): env.task_metadata(t) for t in env.tasks()})
-    keys = list(zip(map(str, environments), table["task_id"].astype(str), strict=True))
     names = sorted({col for meta in metadata.values() for col in meta} - set(table.columns))
+    if not names:
+        return
+    keys = list(zip(map(str, environments), table["task_id"].astype(str), strict=True))
     for col in names:
         table[col] = [metadata.get(key, {}).get(col) for key in keys]
 
@@ -279,8 +293,25 @@ def load_results(directory: str | os.PathLike[str]) -> pd.DataFrame:
     RunTableError
         Missing file, a damaged line other than the last, or invalid records.
     """
-    runs, _ = read_results(directory)
-    return runs
+    path = _results_path(directory)
+    fast = decode_columns(path.read_bytes(), (*_KEPT, "schema_version"))
+    if fast is not None:  # else a line needs the general reader (and its error messages)
+        versions = fast.columns.pop("schema_version", None)
+        table = pd.DataFrame(fast.columns)
+        if versions == [RESULT_SCHEMA_VERSION] * len(table) and _keys_plainly_valid(table):
+            table = _completed(table, fast.nested, str(path))
+            return _finished(table, fast.environments, str(path))
+    return records_to_run_table(read_result_lines(path, repair=False), source=str(path))
+
+
+def _results_path(directory: str | os.PathLike[str]) -> Path:
+    """The ``results.jsonl`` of a results directory (or the file itself), which must exist."""
+    path = Path(directory)
+    if path.is_dir():
+        path = path / RESULTS_FILE
+    if not path.exists():
+        raise RunTableError(f"{path}: file not found (not a results directory?)")
+    return path
 
 
 def read_results(
@@ -292,11 +323,7 @@ def read_results(
     not: trajectories, each run's ``session`` scores with their per-trace risks, the
     perturbation applied.
     """
-    path = Path(directory)
-    if path.is_dir():
-        path = path / RESULTS_FILE
-    if not path.exists():
-        raise RunTableError(f"{path}: file not found (not a results directory?)")
+    path = _results_path(directory)
     records = read_result_lines(path, repair=False)
     return records_to_run_table(records, source=str(path)), records
 
