@@ -38,6 +38,7 @@ from matplotlib import pyplot as plt
 import reliability_lab as rl
 from reliability_lab import plots
 from reliability_lab.report import robustness_by_intensity, value_with_ci, violation_counts
+from reliability_lab.results import read_summary
 
 SEED = 0
 pd.set_option("display.precision", 3)
@@ -72,8 +73,8 @@ print(
 # name and date, stored in `paraphrases.json` and given to every agent.
 
 # %%
-summary = json.loads((RESULTS / "summary.json").read_text())
-faults = pd.DataFrame(summary["robustness"]["faults"]).T
+summary = read_summary(RESULTS)  # summary.json, read through its model
+faults = pd.DataFrame(summary.robustness["faults"]).T
 print(faults[["runs_with_faults", "faults", "recovered"]].to_string())
 task = json.loads((RESULTS / "paraphrases.json").read_text())["tasks"]["cs_02"]
 print("original:", task["original"])
@@ -131,7 +132,7 @@ print(
     .astype(int)
     .to_string()
 )
-print("findings by source:", summary["safety"]["findings_by_source"])
+print("findings by source:", summary.safety["findings_by_source"])
 plots.plot_safety_violations(counts["overconfident"]).set_title("overconfident")
 plt.show();
 # %% [markdown]

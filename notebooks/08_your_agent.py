@@ -26,7 +26,6 @@
 # %matplotlib inline
 import importlib
 import inspect
-import json
 import sys
 import warnings
 from pathlib import Path
@@ -40,6 +39,7 @@ from reliability_lab import plots
 from reliability_lab.envs import Task
 from reliability_lab.envs.taskset import TaskSetEnvironment
 from reliability_lab.report import value_with_ci
+from reliability_lab.results import read_results
 
 pd.set_option("display.precision", 3)
 pd.set_option("display.width", 120)
@@ -105,7 +105,7 @@ print(
 runs = outcome.runs.sort_values(["agent", "task_id", "condition", "variant", "run"], kind="stable")
 columns = ["agent", "task_id", "condition", "run", "success", "confidence", "num_actions"]
 print(runs[[*columns, "error"]].head(3).to_string(index=False))
-records = [json.loads(line) for line in (RESULTS / "results.jsonl").open(encoding="utf-8")]
+_, records = read_results(RESULTS)  # the run table and the result records behind it
 records.sort(key=lambda r: (r["agent"], r["task_id"], r["condition"], r["variant"], r["run"]))
 structural = next(r for r in records if r["condition"] == "structural" and r["agent"] == "careful")
 tool_results = [m["content"] for m in structural["trajectory"] if m["role"] == "tool"]
@@ -163,6 +163,5 @@ small_report = rl.reliability_report(
     small.runs.assign(wall_time_s=np.nan, call_latency_s=np.nan), n_boot=200, seed=0
 )
 print(small_report[["accuracy", "R_Con", "R_Rob"]].to_string())
-severe = [json.loads(line) for line in (small.output_dir / "results.jsonl").open(encoding="utf-8")]
-severe = [r for r in severe if r["condition"] == "structural"]
+severe = [r for r in read_results(small.output_dir)[1] if r["condition"] == "structural"]
 print("under 'severe' the agent's call was refused:", severe[0]["trajectory"][-2]["content"])

@@ -4,7 +4,8 @@
   and read, append with fsync, the directory lock, the audit trail and repair;
 - :class:`~.directory.ResultsDirectory` — where the runner meets the directory: what is done,
   what must be redone, the writers;
-- :func:`load_results` — the run table of a results directory;
+- :func:`load_results` — the run table of a results directory; :func:`read_results` the table
+  and the result records (trajectories, sessions, perturbations) it was built from;
 - :func:`summarize_directory` — ``summary.json`` / ``aggregate_stats.json`` of a directory,
   with gates, plan coverage and diagnostics; :func:`format_summary` the console block;
   :class:`SummaryRecord` the model ``summary.json`` is written and read with
@@ -24,7 +25,7 @@ from reliability_lab._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from reliability_lab.results.console import format_summary
-    from reliability_lab.results.read import load_results
+    from reliability_lab.results.read import load_results, read_results
     from reliability_lab.results.summary import (
         ExperimentSummary,
         score_metrics,
@@ -38,6 +39,7 @@ __getattr__, __dir__ = lazy_exports(
         "ExperimentSummary": "reliability_lab.results.summary",
         "format_summary": "reliability_lab.results.console",
         "load_results": "reliability_lab.results.read",
+        "read_results": "reliability_lab.results.read",
         "read_summary": "reliability_lab.results.summary_record",
         "score_metrics": "reliability_lab.results.summary",
         "summarize_directory": "reliability_lab.results.summary",
@@ -50,6 +52,7 @@ __all__ = [
     "SummaryRecord",
     "format_summary",
     "load_results",
+    "read_results",
     "read_summary",
     "score_metrics",
     "summarize_directory",
