@@ -102,8 +102,39 @@ async def _execute_all(
                 return
         await recorder.record(key, output)
 
-    await asyncio.gather(*(one(spec) for spec in pending))
+    tasks = [asyncio.ensure_future(one(spec)) for spec in pending]
+    if not tasks:
+        return failures
+    try:  # not gather: a cancelled gather waits for every child, however long it takes
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+    except asyncio.CancelledError:  # Ctrl-C / SIGTERM (cli.py): stop every run, then stop
+        await _stop(tasks)
+        raise
+    errors = [t.exception() for t in tasks if t in done and not t.cancelled() and t.exception()]
+    if errors:  # a failure to record (e.g. a full disk) ends the experiment
+        await _stop(tasks)
+        raise errors[0]  # type: ignore[misc]  # (None was filtered out)
     return failures
+
+
+#: How many times a run that outlives its cancellation is cancelled again.
+_CANCEL_ROUNDS = 20
+
+
+async def _stop(tasks: Sequence[asyncio.Task[None]]) -> None:
+    """Cancel the runs still going and wait until they stopped.
+
+    A run may lose one cancellation inside a library (Python 3.11's ``asyncio.wait_for`` drops
+    one that arrives as its inner awaitable completes) and wait on the next request; such a run
+    is cancelled again, a bounded number of times, so Ctrl-C never becomes a hang.
+    """
+    for _ in range(_CANCEL_ROUNDS):
+        live = [task for task in tasks if not task.done()]
+        if not live:
+            return
+        for task in live:
+            task.cancel()
+        await asyncio.wait(live, timeout=0.5)
 
 
 def _grow(bar: TalliedProgress) -> Callable[[int], None]:

@@ -121,7 +121,7 @@ def test_ctrl_c_exits_130_with_resume_hint(tmp_path: Path, write_config: Callabl
         try:
             server.wait_for_held(2)
             proc.send_signal(signal.SIGINT)
-            stdout, stderr = proc.communicate(timeout=600)
+            stdout, stderr = proc.communicate(timeout=180)
         finally:
             if proc.poll() is None:
                 proc.kill()
