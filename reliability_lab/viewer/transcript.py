@@ -153,13 +153,19 @@ def _threshold(view: ViewedResults, agent: str) -> float | None:
 
 def _expected(record: Mapping[str, Any]) -> list[str]:
     """What the environment's oracle expected (facts stated, actions), when it can be found."""
-    from reliability_lab.envs import answer_has_fact, get_environment
+    from reliability_lab.envs import answer_has_fact, get_environment, list_environments
 
+    name = str(record.get("environment"))
+    if name not in list_environments():  # a task set or factory of the experiment's own files
+        return [
+            f"expected outcome: not shown (environment {name!r} comes from the experiment's own "
+            "files, which viewing results never imports)"
+        ]
     try:
-        env = get_environment(str(record.get("environment")))
+        env = get_environment(name)
         outcome = env.oracle_result(env.task(str(record["task_id"])))
-    except Exception as exc:  # an unregistered or custom environment, a task without oracle
-        return [f"the expected outcome is not available here ({type(exc).__name__}: {exc})"]
+    except Exception as exc:  # a task without an oracle, an unknown task
+        return [f"expected outcome: not available ({type(exc).__name__}: {exc})"]
     answer = str(record.get("final_answer") or "")
     lines = [f"expected actions: {' → '.join(outcome.actions) or '(none)'}"]
     lines += [
