@@ -7,9 +7,11 @@ from reliability_lab.viewer.transcript import _expected
 
 
 def test_an_environment_of_the_experiments_own_files_is_named_not_imported() -> None:
-    assert "bookshop" not in list_environments()
-    (line,) = _expected({"environment": "bookshop", "task_id": "b1", "final_answer": "12.5"})
-    assert "'bookshop'" in line and "not shown" in line
+    assert "unregistered-task-set" not in list_environments()
+    (line,) = _expected(
+        {"environment": "unregistered-task-set", "task_id": "b1", "final_answer": "12.5"}
+    )
+    assert "'unregistered-task-set'" in line and "not shown" in line
     assert "KeyError" not in line  # said in words, not as an exception's repr
 
 
