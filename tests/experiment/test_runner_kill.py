@@ -104,6 +104,15 @@ def test_sigkill_then_resume_runs_every_run_exactly_once(
     assert {t["session_id"] for t in traces} == with_steps == {"|".join(map(str, k)) for k in keys}
 
 
+#: The CLI with Ctrl-C at Python's default: a job a non-interactive shell starts in the
+#: background inherits SIGINT *ignored* (POSIX), and so would this test's child, which would
+#: then rightly not react to Ctrl-C at all.
+_CLI_WITH_CTRL_C = (
+    "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "runpy.run_module('reliability_lab.cli', run_name='__main__')"
+)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT delivery is POSIX")
 def test_ctrl_c_exits_130_with_resume_hint(tmp_path: Path, write_config: Callable) -> None:
     with FakeOpenAIServer(hold_after=9) as server:  # then every request waits: mid-run
@@ -112,7 +121,7 @@ def test_ctrl_c_exits_130_with_resume_hint(tmp_path: Path, write_config: Callabl
         )
         out = tmp_path / "out"
         proc = subprocess.Popen(
-            [sys.executable, "-m", "reliability_lab.cli", "run", str(cfg), "--output", str(out)],
+            [sys.executable, "-c", _CLI_WITH_CTRL_C, "run", str(cfg), "--output", str(out)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
