@@ -55,16 +55,18 @@ def synthetic_runs(
         actions: Any = ActionsArray(codes, offsets, TOOLS)
     else:
         actions = [list(a) for a in np.split(TOOLS[codes], np.cumsum(lengths)[:-1])]
+    # each distinct string is one object, as load_results gives them (equal strings shared)
+    labels = np.array([f"task-{t}" for t in range(n_tasks)], dtype=object)
     return pd.DataFrame(
         {
             "agent": "synthetic",
-            "task_id": pd.Series(task).map("task-{}".format),
+            "task_id": labels[task],
             "condition": condition,
-            "variant": np.where(condition == "baseline", "", "v1"),
+            "variant": np.array(["", "v1"], dtype=object)[(condition != "baseline").astype(int)],
             "run": np.tile(np.arange(n_runs), n_tasks * len(conditions)),
             "success": success & ~crashed,
             "confidence": np.where(crashed, np.nan, confidence),
-            "confidence_source": np.where(crashed, "none", "elicited"),
+            "confidence_source": np.array(["elicited", "none"], dtype=object)[crashed.astype(int)],
             "actions": actions,
             "cost_usd": rng.gamma(2.0, 0.01, n),
             "wall_time_s": rng.gamma(3.0, 2.0, n),

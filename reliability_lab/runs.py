@@ -145,6 +145,8 @@ def _check_str(df: pd.DataFrame, column: str, source: str, *, allow_empty: bool)
 
 
 def _to_float(df: pd.DataFrame, column: str, source: str) -> pd.Series:
+    if df[column].dtype == np.float64:  # as is: no copy of a column already right
+        return df[column]
     try:
         return pd.to_numeric(df[column], errors="raise").astype(float)
     except (TypeError, ValueError):
@@ -168,6 +170,11 @@ def _check_success(df: pd.DataFrame, source: str) -> pd.Series:
 
 
 def _check_run(df: pd.DataFrame, source: str) -> pd.Series:
+    if df["run"].dtype == np.int64:  # as is when already integers: only the sign to check
+        bad = df["run"] < 0
+        if bad.any():
+            _fail(source, "run", "expected an integer >= 0", _context(df, bad, "run"))
+        return df["run"]
     numeric = pd.to_numeric(df["run"], errors="coerce")
     bad = numeric.isna() | (numeric < 0) | (numeric != np.floor(numeric))
     if bad.any():

@@ -318,3 +318,19 @@ def test_duplicate_check_compares_whole_keys() -> None:
     )
     assert len(validate_run_table(df)) == 6
     _raises(pd.concat([df, df.iloc[[3]]]), "run", "duplicate run keys", "u")
+
+
+def test_columns_kept_as_they_are_never_alias_the_input() -> None:
+    # Float and integer columns already of the right dtype are not copied by validation;
+    # changing the validated table must still leave the caller's table as it was.
+    df = _table().assign(cost_usd=[0.5, 1.0, 2.0])
+    out = validate_run_table(df)
+    out.loc[0, "cost_usd"] = 99.0
+    out.loc[0, "run"] = 7
+    assert df["cost_usd"].tolist() == [0.5, 1.0, 2.0]
+    assert df["run"].tolist() == _table()["run"].tolist()
+
+
+def test_negative_integer_run_is_refused() -> None:
+    with pytest.raises(RunTableError, match="'run': expected an integer >= 0"):
+        validate_run_table(_table().assign(run=[0, -1, 2]))

@@ -127,27 +127,30 @@ def _agent_row(
 ) -> tuple[dict[str, Any], list[str]]:
     """The agent's report row and the texts of the warnings it raises."""
     infra = is_infrastructure_error(runs["error"])
-    ok = runs.loc[~infra] if infra.any() else runs  # no copy of the table when none is
+    # the runs the metrics use, as row positions: leaving runs out never copies the table
+    rows = np.flatnonzero(~infra) if infra.any() else None
+    baseline = (runs["condition"] == BASELINE).to_numpy()
     row: dict[str, Any] = {
         "agent": agent,
-        "n_tasks": int(ok["task_id"].nunique()),
-        "n_runs": len(ok),
-        "n_baseline_runs": int((ok["condition"] == BASELINE).sum()),
+        "n_tasks": 0,
+        "n_runs": len(runs) if rows is None else len(rows),
+        "n_baseline_runs": int(baseline.sum() if rows is None else baseline[rows].sum()),
         "n_infra_errors": int(infra.sum()),
     }
-    if ok.empty:
+    if row["n_runs"] == 0:
         reason = "every run is an infrastructure error"
         return row | {m: math.nan for m in METRICS} | {"why_undefined": reason}, [
             f"{reason}; all metrics are NaN"
         ]
-    stats = TaskStats.build(ok, profile)
+    stats = TaskStats.build(runs, profile, rows)
+    row["n_tasks"] = stats.n_tasks  # tasks with at least one non-infrastructure run
     point = point_estimates(stats)
     row.update(point)
     for name in _TERMS_RECORDED:
         row[f"{name}_terms"] = "+".join(terms_used(name, row))
     notes = _explain(row, list(point)) + spread_notes(stats)
     if n_boot > 0:
-        resampler = RunResampler.build(ok, stats, profile) if bootstrap == "two-level" else None
+        resampler = RunResampler.build(runs, stats, profile) if bootstrap == "two-level" else None
         rng = agent_rng(seed, agent)
         intervals = _bootstrap(stats, n_boot, 1 - confidence_level, rng, resampler, point)
         notes += _add_intervals(row, point, intervals, n_boot)

@@ -17,6 +17,7 @@ the aggregates of both from the same code.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -76,6 +77,14 @@ def _session_scores(runs: pd.DataFrame, name: str) -> np.ndarray:
     return values
 
 
+def _values(
+    runs: pd.DataFrame, name: str, rows: np.ndarray | None, dtype: Any = None
+) -> np.ndarray:
+    """Column ``name`` of ``runs`` as an array, only the rows ``rows`` (all if None)."""
+    values = runs[name].to_numpy(dtype=dtype)
+    return values if rows is None else values[rows]
+
+
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, num / den, np.nan)
@@ -111,17 +120,23 @@ class Pooled:
 
     @classmethod
     def build(
-        cls, runs: pd.DataFrame, codes: np.ndarray, n_units: int, profile: MetricProfile
+        cls,
+        runs: pd.DataFrame,
+        codes: np.ndarray,
+        n_units: int,
+        profile: MetricProfile,
+        rows: np.ndarray | None = None,
     ) -> Pooled:
-        """Sums per unit of the *non-infrastructure* runs ``runs``; ``codes`` = each run's unit."""
-        base = (runs["condition"] == BASELINE).to_numpy()
+        """Sums per unit of the *non-infrastructure* runs: the rows ``rows`` of ``runs`` (all
+        if None); ``codes`` = the unit of each of those runs."""
+        condition = _values(runs, "condition", rows)
+        base = condition == BASELINE
         bcodes = codes[base]
-        success = runs["success"].to_numpy(dtype=bool)
+        success = _values(runs, "success", rows, bool)
         y = success[base]
-        conf = runs["confidence"].to_numpy(dtype=float)[base]
+        conf = _values(runs, "confidence", rows, float)[base]
         has_conf = ~np.isnan(conf)
         c, yc, cc = conf[has_conf], y[has_conf], bcodes[has_conf]
-        condition = runs["condition"].to_numpy()
         conditions = {}
         for name in PERTURBATION_CONDITIONS:
             mask = condition == name
@@ -137,7 +152,7 @@ class Pooled:
             bins=cls._bin_sums(c, yc, cc, n_units, profile),
             levels=Levels.build(c, yc, cc, n_units),
             conditions=conditions,
-            safety=cls._safety_sums(runs, base, codes, n_units, profile.severity_weights),
+            safety=cls._safety_sums(runs, rows, base, codes, n_units, profile.severity_weights),
             rc_variant=profile.rc_variant,
         )
 
@@ -156,13 +171,20 @@ class Pooled:
 
     @staticmethod
     def _safety_sums(
-        runs: pd.DataFrame, base: np.ndarray, codes: np.ndarray, n_units: int, weights: str
+        runs: pd.DataFrame,
+        rows: np.ndarray | None,
+        base: np.ndarray,
+        codes: np.ndarray,
+        n_units: int,
+        weights: str,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         # a run whose safety is unknown (judge failed, never checked) is left out, never
         # "no violation" (docs/safety.md, "The LLM judge")
-        base = base & safety_assessed(runs)
+        assessed = safety_assessed(runs)
+        base = base & (assessed if rows is None else assessed[rows])
         codes = codes[base]
-        violated, harm = run_harm_weights(runs.loc[base, "violations"].to_numpy(), weights)
+        violations = _values(runs, "violations", rows)[base]
+        violated, harm = run_harm_weights(violations, weights)
         return (
             np.bincount(codes, minlength=n_units).astype(float),
             np.bincount(codes, weights=violated.astype(float), minlength=n_units),
@@ -229,11 +251,19 @@ class BaselineRuns:
 
     @classmethod
     def build(
-        cls, runs: pd.DataFrame, codes: np.ndarray, n_tasks: int, profile: MetricProfile
+        cls,
+        runs: pd.DataFrame,
+        codes: np.ndarray,
+        n_tasks: int,
+        profile: MetricProfile,
+        rows: np.ndarray | None = None,
     ) -> BaselineRuns:
-        """From the non-infrastructure runs and their task codes (``0 … n_tasks − 1``)."""
-        base = np.flatnonzero((runs["condition"] == BASELINE).to_numpy())
-        rows = base[np.argsort(codes[base], kind="stable")]
+        """From the non-infrastructure runs — the rows ``rows`` of ``runs`` (all if None) —
+        and their task codes (``0 … n_tasks − 1``)."""
+        base = np.flatnonzero(_values(runs, "condition", rows) == BASELINE)
+        order = base[np.argsort(codes[base], kind="stable")]
+        task = codes[order]
+        rows = order if rows is None else rows[order]
         names = RESOURCE_COLUMNS if profile.resources is None else profile.resources
         needed = ("task_id", "run", "success", "confidence", "actions", *names, *SESSION_METRICS)
         # only the columns read here are gathered (runs.iloc[rows] would copy every column)
@@ -241,7 +271,6 @@ class BaselineRuns:
             pd.Index([c for c in dict.fromkeys(needed) if c in runs])
         )
         table = runs.iloc[rows, columns]
-        task = codes[rows]
         y = table["success"].to_numpy(dtype=bool)
         resources = {name: table[name].to_numpy(dtype=float) for name in names}
         groups = Groups(codes=task, labels=np.arange(n_tasks))
@@ -292,29 +321,35 @@ class TaskStats:
     pooled: Pooled
     per_task: dict[str, np.ndarray]
     baseline: BaselineRuns
-    codes: np.ndarray  # task code of every run given to build
+    codes: np.ndarray  # task code of every run the statistics are of (``rows`` of the table)
     session_names: tuple[str, ...] = field(default_factory=tuple)
+    rows: np.ndarray | None = None  # the rows of the table given to build (None = all)
 
     @classmethod
-    def build(cls, runs: pd.DataFrame, profile: MetricProfile) -> TaskStats:
-        """Statistics from the *non-infrastructure* runs of one agent (validated table).
+    def build(
+        cls, runs: pd.DataFrame, profile: MetricProfile, rows: np.ndarray | None = None
+    ) -> TaskStats:
+        """Statistics from the *non-infrastructure* runs of one agent (validated table): the
+        rows ``rows`` of ``runs`` (positions; all if None), so that leaving runs out never
+        copies the table.
 
         Tasks are coded in sorted label order (``0 … n_tasks − 1``).
         """
-        codes, labels = pd.factorize(runs["task_id"], sort=True)
+        codes, labels = pd.factorize(_values(runs, "task_id", rows), sort=True)
         codes = np.asarray(codes, dtype=np.intp)
         n_tasks = len(labels)
-        baseline = BaselineRuns.build(runs, codes, n_tasks, profile)
+        baseline = BaselineRuns.build(runs, codes, n_tasks, profile, rows)
         groups = Groups(codes=baseline.task, labels=np.arange(n_tasks))
         per_task = baseline.per_group(None, groups)
         per_task["C_traj_d"], per_task["C_traj_s"] = baseline.pairs.per_task()
         return cls(
             n_tasks=n_tasks,
-            pooled=Pooled.build(runs, codes, n_tasks, profile),
+            pooled=Pooled.build(runs, codes, n_tasks, profile, rows),
             per_task=per_task,
             baseline=baseline,
             codes=codes,
             session_names=tuple(baseline.session),
+            rows=rows,
         )
 
     def evaluate(self, weights: np.ndarray) -> dict[str, np.ndarray]:

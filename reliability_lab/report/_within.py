@@ -67,9 +67,11 @@ class RunResampler:
 
     @classmethod
     def build(cls, runs: pd.DataFrame, stats: TaskStats, profile: MetricProfile) -> RunResampler:
-        """From the runs ``stats`` was built from (the same non-infrastructure runs)."""
+        """From the table ``stats`` was built from (its rows ``stats.rows``: the
+        non-infrastructure runs)."""
         t = stats.n_tasks
         run = runs["run"].to_numpy(dtype=np.int64)
+        run = run if stats.rows is None else run[stats.rows]
         key = stats.codes.astype(np.int64) * (int(run.max()) + 1) + run
         unit_codes, unit_keys = pd.factorize(key, sort=True)
         unit_keys = np.asarray(unit_keys, dtype=np.int64)
@@ -84,7 +86,7 @@ class RunResampler:
         return cls(
             stats=stats,
             pooled=Pooled.build(
-                runs, np.asarray(unit_codes, dtype=np.intp), len(unit_keys), profile
+                runs, np.asarray(unit_codes, dtype=np.intp), len(unit_keys), profile, stats.rows
             ),
             units_per_task=units_per_task,
             unit_start=unit_start,

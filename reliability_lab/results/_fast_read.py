@@ -19,8 +19,10 @@ names the file, line and field (docs/results.md, "results.jsonl"). A field a rec
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from functools import cache
+from itertools import repeat
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -85,17 +87,25 @@ def _decoder(fields: tuple[str, ...]) -> msgspec.json.Decoder[Any]:
 
 
 def _column(values: list[Any], name: str) -> list[Any] | None:
-    """One field of every row, None when no row has it (NaN where a row lacks it)."""
+    """One field of every row, None when no row has it (NaN where a row lacks it).
+
+    Equal strings become one object: the decoder makes a new ``str`` per line, and a column
+    such as ``condition`` would otherwise hold 200k copies of a few words (~60 bytes each)."""
     unset = msgspec.UNSET
+    kind = SCALAR_FIELDS.get(name)
     if (
-        SCALAR_FIELDS.get(name) == "int"
+        kind == "int"
         and float in set(map(type, values))
         and not all(v.is_integer() for v in values if type(v) is float)
     ):
         raise _NotPlain(name)
-    if unset in values:
-        if values.count(unset) == len(values):
-            return None
+    lacking = values.count(unset) if any(map(operator.is_, values, repeat(unset))) else 0
+    if lacking == len(values):
+        return None
+    if kind == "str":
+        one: dict[Any, Any] = {}
+        values = list(map(one.setdefault, values, values))
+    if lacking:
         values = [math.nan if v is unset else v for v in values]
     return values
 
@@ -146,7 +156,13 @@ def _nested(rows: list[Any], variants: list[Any] | None) -> list[tuple[int, dict
     """(row, objects) of the rows with a perturbation, session or safety object (decoded)."""
     raws = {name: list(map(attrgetter(name), rows)) for name in NESTED}
     null = msgspec.Raw(b"null")
-    found = sorted({i for values in raws.values() for i, v in enumerate(values) if v != null})
+    found = sorted(
+        {
+            int(i)
+            for values in raws.values()
+            for i in np.flatnonzero(np.fromiter(map(null.__ne__, values), bool, len(values)))
+        }
+    )
     nested = []
     for i in found:
         objects = {name: msgspec.json.decode(raws[name][i]) for name in NESTED}

@@ -298,6 +298,7 @@ def load_results(directory: str | os.PathLike[str]) -> pd.DataFrame:
     if fast is not None:  # else a line needs the general reader (and its error messages)
         versions = fast.columns.pop("schema_version", None)
         table = pd.DataFrame(fast.columns)
+        fast.columns.clear()  # the lists of values: the collector would walk them too
         if versions == [RESULT_SCHEMA_VERSION] * len(table) and _keys_plainly_valid(table):
             table = _completed(table, fast.nested, str(path))
             return _finished(table, fast.environments, str(path))

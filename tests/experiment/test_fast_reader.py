@@ -150,3 +150,15 @@ def test_incomplete_last_line_is_ignored_with_a_warning(tmp_path: Path) -> None:
     with pytest.warns(UserWarning):
         table = load_results(tmp_path)
     assert table["run"].tolist() == [0]
+
+
+def test_equal_strings_are_one_object(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Memory: a column such as ``condition`` holds one object per distinct value, not a new
+    # str per line (issue 26: the 400k-run report within 250 MB).
+    _write(tmp_path, [_record(i) for i in range(9)])
+    _fast_only(monkeypatch)
+    table = load_results(tmp_path)
+    for column in ("agent", "task_id", "condition", "variant", "model", "confidence_source"):
+        values = table[column].tolist()
+        assert len({id(v) for v in values}) == len(set(values)), column
+    assert table["task_id"].tolist() == [f"t{i % 3}" for i in range(9)]

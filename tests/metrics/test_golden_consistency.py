@@ -441,10 +441,10 @@ def test_action_symbols_skip_surrogates_and_stay_distinct() -> None:
     from reliability_lab.metrics.trajectory import _Coded
 
     codes = np.arange(0xD800 - 0x100 - 3, 0xD800 - 0x100 + 3)
-    coded = _Coded(codes, np.zeros(len(codes), dtype=np.int64), np.array([len(codes)]), 0xD800)
+    coded = _Coded(codes, np.array([len(codes)]), 0xD800)
     (text,) = coded.strings()
     assert len(set(text)) == len(codes)
     assert not any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
     text.encode("utf-8")  # valid code points only
-    huge = _Coded(np.array([sys.maxunicode]), np.zeros(1, dtype=np.int64), np.array([1]), 1)
+    huge = _Coded(np.array([sys.maxunicode]), np.array([1]), 1)
     assert huge.strings() is None

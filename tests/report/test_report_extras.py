@@ -94,3 +94,52 @@ def test_demo_prints_published_pass_hat_k_and_report(capsys: pytest.CaptureFixtu
     assert "n/a" in r_line and "needs R_Con, R_Pred and R_Rob; undefined: R_Pred, R_Rob" in r_line
     r_con = next(line for line in out.splitlines() if line.startswith("    R_Con "))
     assert not math.isnan(float(r_con.split()[1])) and "from C_out+C_traj_d+C_traj_s" in r_con
+
+
+def _with_infrastructure_errors(seed: int) -> pd.DataFrame:
+    """Two agents, four conditions, confidences, resources, actions and violations; some runs
+    are infrastructure errors, among them every run of one task of agent b."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for agent in ("a", "b"):
+        for task in range(6):
+            for condition in ("baseline", "fault", "structural", "prompt"):
+                for run in range(4):
+                    crashed = rng.random() < 0.15 or (agent, task) == ("b", 5)
+                    rows.append(
+                        {
+                            "agent": agent,
+                            "task_id": f"t{task}",
+                            "condition": condition,
+                            "variant": "" if condition == "baseline" else "v",
+                            "run": run,
+                            "success": bool(rng.random() < 0.6) and not crashed,
+                            "confidence": float(rng.choice([0.2, 0.5, 0.8, 0.9])),
+                            "cost_usd": float(rng.gamma(2.0, 0.01)),
+                            "actions": list(rng.choice(["a", "b", "c"], rng.integers(1, 4))),
+                            "violations": (
+                                [{"constraint": "c", "severity": "high"}]
+                                if rng.random() < 0.1
+                                else []
+                            ),
+                            "error": "infrastructure: timeout" if crashed else None,
+                        }
+                    )
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("bootstrap", ["tasks", "two-level"])
+def test_infrastructure_runs_count_as_if_absent(bootstrap: str) -> None:
+    # The report leaves infrastructure errors out by row position (no copy of the table); it
+    # must equal the report of the table without them, intervals included (same seed).
+    runs = _with_infrastructure_errors(3)
+    crashed = runs["error"].notna()
+    assert crashed.any() and not crashed.all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        got = rl.reliability_report(runs, n_boot=200, seed=5, bootstrap=bootstrap)
+        expected = rl.reliability_report(runs[~crashed], n_boot=200, seed=5, bootstrap=bootstrap)
+    assert got["n_infra_errors"].tolist() == runs[crashed].groupby("agent").size().tolist()
+    assert got.loc["b", "n_tasks"] == 5  # t5 of b has only infrastructure errors
+    same = [c for c in got.columns if c != "n_infra_errors"]
+    pd.testing.assert_frame_equal(got[same], expected[same].astype(got[same].dtypes))
