@@ -126,22 +126,40 @@ def _context(df: pd.DataFrame, mask: Any, column: str) -> pd.DataFrame:
     return df.loc[np.asarray(mask, dtype=bool), cols]
 
 
-def _str_problems(values: pd.Series) -> np.ndarray:
-    """Rows of a column that do not hold a str (missing values included)."""
-    if isinstance(values.dtype, pd.StringDtype):
-        return np.asarray(values.isna(), dtype=bool)
-    return not_str(values.to_numpy(dtype=object))
+def _str_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """The column factorized — (codes, distinct values) — or None when it holds values that
+    cannot be hashed (a list where a label belongs; the caller then checks value by value).
+
+    A run table repeats a few labels many times, so their types and emptiness are checked once
+    per distinct value, and the codes give the run keys without hashing the strings again."""
+    try:
+        codes, uniques = pd.factorize(values.to_numpy(dtype=object))
+    except TypeError:
+        return None
+    return np.asarray(codes, dtype=np.int64), np.asarray(uniques, dtype=object)
 
 
-def _check_str(df: pd.DataFrame, column: str, source: str, *, allow_empty: bool) -> None:
+def _check_str(
+    df: pd.DataFrame, column: str, source: str, *, allow_empty: bool
+) -> np.ndarray | None:
+    """Fail naming the rows of ``column`` that are not a str (missing values included) or,
+    unless ``allow_empty``, are empty; the column's codes (see :func:`_str_codes`)."""
     values = df[column]
-    bad = _str_problems(values)
+    factorized = _str_codes(values)
+    if factorized is None:
+        bad = not_str(values.to_numpy(dtype=object))
+        empty = np.asarray(values.to_numpy(dtype=object) == "", dtype=bool)
+        codes = None
+    else:
+        codes, uniques = factorized
+        # code -1 = a missing value (None, NaN): never a str, never ""
+        bad = np.append(not_str(uniques), True)[codes]
+        empty = np.append(uniques == "", False)[codes]
     if bad.any():
         _fail(source, column, "expected str values", _context(df, bad, column))
-    if not allow_empty:
-        empty = np.asarray(values.to_numpy(dtype=object) == "", dtype=bool)
-        if empty.any():
-            _fail(source, column, "empty string is not a valid value", _context(df, empty, column))
+    if not allow_empty and empty.any():
+        _fail(source, column, "empty string is not a valid value", _context(df, empty, column))
+    return codes
 
 
 def _to_float(df: pd.DataFrame, column: str, source: str) -> pd.Series:
@@ -326,12 +344,22 @@ def _fill_defaults(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def _duplicate_keys(df: pd.DataFrame) -> np.ndarray:
+def _duplicate_keys(df: pd.DataFrame, label_codes: list[np.ndarray | None]) -> np.ndarray:
     """Rows sharing their :data:`KEY_COLUMNS` with another row.
 
-    One 64-bit hash per key (fast) finds the candidates; only rows whose hashes collide are
-    compared exactly, so a hash collision can never report a false duplicate.
+    ``label_codes``: the codes of the four label columns (:func:`_check_str`). With them, a
+    key is one integer (mixed radix of the codes and ``run``), compared exactly. Otherwise (or
+    if it would not fit in 63 bits) one 64-bit hash per key finds the candidates and only rows
+    whose hashes collide are compared exactly, so a collision never reports a false duplicate.
     """
+    run = df["run"].to_numpy(dtype=np.int64)
+    if all(c is not None for c in label_codes) and len(run):
+        sizes = [int(c.max()) + 1 for c in label_codes if c is not None] + [int(run.max()) + 1]
+        if math.prod(sizes) < 2**63:
+            key = np.zeros(len(run), dtype=np.int64)
+            for codes, size in zip([*label_codes, run], sizes, strict=True):
+                key = key * size + codes
+            return np.asarray(pd.Series(key).duplicated(keep=False), dtype=bool)
     keys = df[list(KEY_COLUMNS)]
     hashed = pd.util.hash_pandas_object(keys, index=False)
     candidates = np.asarray(hashed.duplicated(keep=False), dtype=bool)
@@ -390,9 +418,10 @@ def validate_run_table(runs: pd.DataFrame, *, source: str = "run table") -> pd.D
     # reset_index gives a new frame (copy-on-write on pandas 3, a copy before): the caller's
     # table is never changed, and no second whole-table copy is made
     df = _fill_defaults(runs.reset_index(drop=True))
-    for column in ("agent", "task_id", "condition"):
-        _check_str(df, column, source, allow_empty=False)
-    _check_str(df, "variant", source, allow_empty=True)
+    label_codes = [
+        _check_str(df, column, source, allow_empty=column == "variant")
+        for column in KEY_COLUMNS[:-1]
+    ]
     df["run"] = _check_run(df, source)
     df["success"] = _check_success(df, source)
     score = _to_float(df, "score", source)
@@ -415,7 +444,7 @@ def validate_run_table(runs: pd.DataFrame, *, source: str = "run table") -> pd.D
     df["actions"] = _check_actions(df, source)
     df["violations"] = _check_violations(df, source)
     df["error"] = _check_error(df, source)
-    dup = _duplicate_keys(df)
+    dup = _duplicate_keys(df, label_codes)
     if dup.any():
         _fail(source, "run", f"duplicate run keys {list(KEY_COLUMNS)}", _context(df, dup, "run"))
     ordered = list(RUN_TABLE_COLUMNS) + [c for c in df.columns if c not in RUN_TABLE_COLUMNS]

@@ -334,3 +334,32 @@ def test_columns_kept_as_they_are_never_alias_the_input() -> None:
 def test_negative_integer_run_is_refused() -> None:
     with pytest.raises(RunTableError, match="'run': expected an integer >= 0"):
         validate_run_table(_table().assign(run=[0, -1, 2]))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_duplicate_keys_found_exactly_as_pandas_finds_them(seed: int) -> None:
+    # The integer key (codes of the labels and run), and the hash path it falls back to, both
+    # find exactly the rows pandas' own duplicated() finds on the key columns.
+    from reliability_lab import runs as runs_module
+
+    rng = np.random.default_rng(seed)
+    n = 400
+    df = pd.DataFrame(
+        {
+            "agent": rng.choice(["a", "b"], n),
+            "task_id": rng.choice([f"t{i}" for i in range(40)], n),
+            "condition": rng.choice(["baseline", "fault"], n),
+            "variant": rng.choice(["", "v1", "v2"], n),
+            "run": rng.integers(0, 5, n),
+            "success": True,
+        }
+    )
+    expected = df.duplicated(list(runs_module.KEY_COLUMNS), keep=False).to_numpy()
+    assert expected.any() and not expected.all()
+    labels = [pd.factorize(df[c])[0].astype(np.int64) for c in runs_module.KEY_COLUMNS[:-1]]
+    np.testing.assert_array_equal(runs_module._duplicate_keys(df, labels), expected)
+    np.testing.assert_array_equal(runs_module._duplicate_keys(df, [None] * 4), expected)
+
+
+def test_unhashable_label_is_named() -> None:
+    _raises(_table(task_id=["t0", ["t1"], "t2"]), "task_id", "expected str values", "[t1]")
