@@ -353,11 +353,13 @@ def _duplicate_keys(df: pd.DataFrame, label_codes: list[np.ndarray | None]) -> n
     whose hashes collide are compared exactly, so a collision never reports a false duplicate.
     """
     run = df["run"].to_numpy(dtype=np.int64)
-    if all(c is not None for c in label_codes) and len(run):
-        sizes = [int(c.max()) + 1 for c in label_codes if c is not None] + [int(run.max()) + 1]
+    parts = [c for c in label_codes if c is not None]
+    if len(parts) == len(label_codes) and len(run):
+        parts.append(run)
+        sizes = [int(c.max()) + 1 for c in parts]
         if math.prod(sizes) < 2**63:
             key = np.zeros(len(run), dtype=np.int64)
-            for codes, size in zip([*label_codes, run], sizes, strict=True):
+            for codes, size in zip(parts, sizes, strict=True):
                 key = key * size + codes
             return np.asarray(pd.Series(key).duplicated(keep=False), dtype=bool)
     keys = df[list(KEY_COLUMNS)]
