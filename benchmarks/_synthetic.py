@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from reliability_lab._actions import ActionsArray
+from reliability_lab._lists import RecordsArray
 
 CONDITIONS = ("baseline", "fault", "structural", "prompt")
 TOOLS = np.array([f"tool_{i}" for i in range(12)], dtype=object)
@@ -33,8 +34,9 @@ def synthetic_runs(
 ) -> pd.DataFrame:
     """A run table of ``n_tasks × n_runs × n_conditions`` runs (see the module docstring).
 
-    ``coded``: the ``actions`` column as the run table holds it (codes + vocabulary, what
-    ``load_results`` and ``validate_run_table`` return), never as Python lists.
+    ``coded``: the list columns as the run table holds them (``actions`` as codes +
+    vocabulary, ``violations`` stored flat: what ``load_results`` and ``validate_run_table``
+    return), never as Python lists.
     """
     rng = np.random.default_rng(seed)
     conditions = CONDITIONS[:n_conditions]
@@ -72,7 +74,7 @@ def synthetic_runs(
             "wall_time_s": rng.gamma(3.0, 2.0, n),
             "api_calls": lengths + 1.0,
             "num_actions": lengths.astype(float),
-            "violations": [[] for _ in range(n)],
+            "violations": RecordsArray.empty(n) if coded else [[] for _ in range(n)],
             "error": np.where(crashed, "infrastructure: provider timeout", None),
         }
     )

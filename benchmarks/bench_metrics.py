@@ -155,12 +155,39 @@ def peak_mb(args: argparse.Namespace) -> tuple[float, ...]:
     return tuple(float(x) for x in out.stdout.split()[-3:])
 
 
+_OLD_READER = """
+import sys, time
+sys.path.insert(0, {source!r})
+try:
+    from reliability_lab.results.read import load_results
+except ImportError:  # the layout before issue 19
+    from reliability_lab.experiment.results import load_results
+best = float("inf")
+for _ in range({repeat}):
+    start = time.process_time()
+    load_results({path!r})
+    best = min(best, time.process_time() - start)
+print(best)
+"""
+
+
+def old_reader_seconds(source: str, path: Path, repeat: int) -> float:
+    """Least CPU seconds of ``load_results`` of the package checked out at ``source`` (this
+    repository, or a worktree of an older commit), in a fresh interpreter, on ``path``."""
+    code = _OLD_READER.format(source=str(Path(source).resolve()), path=str(path), repeat=repeat)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(out.stdout.split()[-1])
+
+
 def reader_rows(args: argparse.Namespace) -> None:
     runs = synthetic_runs(args.read_runs // 10, 10, 1)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "results.jsonl"
         size = write_results(runs, path)
         lines = [line for line in path.read_bytes().split(b"\n") if line]
+        if args.reader_before:  # both in a fresh interpreter, on the same file
+            before = old_reader_seconds(args.reader_before, path, args.repeat)
+            after = old_reader_seconds(str(Path(__file__).parents[1]), path, args.repeat)
 
         def parse_only() -> None:
             gc.disable()  # the parsed objects are not traversed again and again
@@ -177,6 +204,12 @@ def reader_rows(args: argparse.Namespace) -> None:
         f"floor (orjson parse) {floor:5.2f} s  ratio {took / floor:4.1f}   "
         f"[stdlib json.loads per line alone: {stdlib:5.2f} s]"
     )
+    if args.reader_before:
+        print(
+            f"load_results in a fresh interpreter: before (package at {args.reader_before}) "
+            f"{before:6.2f} s, now {after:6.2f} s   speed-up {before / after:4.1f} x   "
+            "(target >= 4)"
+        )
 
 
 _PARTS = ("report", "reader", "memory")
@@ -190,6 +223,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--boot", type=int, default=1000)
     parser.add_argument("--read-runs", type=int, default=200_000)
     parser.add_argument("--repeat", type=int, default=3, help="least of this many timings")
+    parser.add_argument(
+        "--reader-before",
+        metavar="DIR",
+        help="also time load_results of the package in DIR (a worktree of the code before "
+        "issue 26, e.g. `git worktree add /tmp/before 5cf2b89^`) on the same file",
+    )
     parser.add_argument(
         "--only",
         action="append",

@@ -5,10 +5,11 @@ take 300+ MB and every consumer (validation, the trajectory metrics, the report)
 again. :class:`ActionsArray` keeps them the way the metrics read them: one ``int32`` code per
 action (runs concatenated), each run's end offset, and the vocabulary of distinct names, the
 same layout as an Arrow ``list<dictionary<int32, string>>`` array (without needing pyarrow).
-It is a pandas extension array (dtype ``"actions"``): indexing a row gives a ``list`` of
-str, iterating gives lists, ``astype(object)`` gives an object column of lists, so
-notebooks, ``to_csv``, pickling and ``to_parquet`` see what they saw before
-(docs/run_table.md, "Columns").
+It is a pandas extension array (dtype ``"actions"``; the list-column behaviour it shares with
+the ``violations`` and ``faults`` columns is :class:`~reliability_lab._lists.ListsArray`):
+indexing a row gives a ``list`` of str, iterating gives lists, ``astype(object)`` gives an
+object column of lists, so notebooks, ``to_csv``, pickling and ``to_parquet`` see what they saw
+before (docs/run_table.md, "Columns").
 
 :func:`encode_actions` builds it from any sequence of per-run lists in one pass; it is how the
 run table is made (:func:`~reliability_lab.runs.validate_run_table`) and how the flat metric
@@ -19,15 +20,16 @@ from __future__ import annotations
 
 import builtins
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from pandas.api.extensions import ExtensionArray, ExtensionDtype, register_extension_dtype
+from pandas.api.extensions import ExtensionDtype, register_extension_dtype
 
-from reliability_lab._columns import is_exactly, not_str
+from reliability_lab._columns import not_str
+from reliability_lab._lists import ListsArray, list_entries
 
 __all__ = ["ActionsArray", "ActionsDtype", "EncodedActions", "encode_actions"]
 
@@ -52,7 +54,7 @@ class ActionsDtype(ExtensionDtype):
         return True
 
 
-class ActionsArray(ExtensionArray):
+class ActionsArray(ListsArray):
     """Per-run lists of action names as codes + offsets + vocabulary (see the module docstring).
 
     Parameters
@@ -77,8 +79,7 @@ class ActionsArray(ExtensionArray):
         self.codes = np.asarray(codes, dtype=_CODE)
         self.offsets = np.asarray(offsets, dtype=np.int64)
         self.vocabulary = np.asarray(vocabulary, dtype=object)
-        if self.offsets.ndim != 1 or len(self.offsets) == 0 or self.offsets[-1] != len(codes):
-            raise ValueError("ActionsArray: offsets must run from 0 to the number of codes")
+        self._check_offsets()
 
     @classmethod
     def from_lists(cls, values: Any, name: str = "actions") -> ActionsArray:
@@ -88,15 +89,25 @@ class ActionsArray(ExtensionArray):
         assert encoded.array is not None
         return encoded.array
 
-    # -- what the metrics read -------------------------------------------------------------
-    @property
-    def lengths(self) -> np.ndarray:
-        """Number of actions of every run."""
-        return np.diff(self.offsets)
+    @classmethod
+    def empty(cls, n: int) -> ActionsArray:
+        """``n`` runs without actions."""
+        return cls(np.zeros(0, dtype=_CODE), np.zeros(n + 1, dtype=np.int64), np.empty(0, object))
 
     def run_of_action(self) -> np.ndarray:
         """The run (0 … n − 1) of every code."""
-        return np.repeat(np.arange(len(self)), self.lengths)
+        return self.run_of_item()
+
+    # -- the stored entries are codes into the vocabulary -----------------------------------
+    @property
+    def _flat(self) -> np.ndarray:
+        return self.codes
+
+    def _like(self, flat: np.ndarray, offsets: np.ndarray) -> ActionsArray:
+        return ActionsArray(flat, offsets, self.vocabulary)
+
+    def _items(self, flat: np.ndarray) -> list[Any]:
+        return self.vocabulary[flat].tolist()
 
     # -- pandas ExtensionArray interface ----------------------------------------------------
     @property
@@ -107,111 +118,9 @@ class ActionsArray(ExtensionArray):
     def nbytes(self) -> int:
         return int(self.codes.nbytes + self.offsets.nbytes + self.vocabulary.nbytes)
 
-    def __len__(self) -> int:
-        return len(self.offsets) - 1
-
     @classmethod
     def _from_sequence(cls, scalars: Any, *, dtype: Any = None, copy: bool = False) -> ActionsArray:
         return cls.from_lists(scalars)
-
-    @classmethod
-    def _from_factorized(cls, values: Any, original: Any) -> ActionsArray:
-        raise TypeError("action lists are not hashable: they cannot be grouped or factorised")
-
-    def _values_for_factorize(self) -> tuple[np.ndarray, Any]:
-        raise TypeError("action lists are not hashable: they cannot be grouped or factorised")
-
-    def __getitem__(self, item: Any) -> Any:
-        if isinstance(item, int | np.integer):
-            i = int(item) + len(self) if item < 0 else int(item)
-            if not 0 <= i < len(self):
-                raise IndexError(f"index {item} is out of bounds for {len(self)} runs")
-            return self.vocabulary[self.codes[self.offsets[i] : self.offsets[i + 1]]].tolist()
-        if isinstance(item, slice):
-            start, stop, step = item.indices(len(self))
-            if step != 1:
-                return self.take(np.arange(start, stop, step))
-            stop = max(start, stop)
-            first, last = self.offsets[start], self.offsets[stop]
-            offsets = self.offsets[start : stop + 1] - first
-            return ActionsArray(self.codes[first:last], offsets, self.vocabulary)
-        key = pd.api.indexers.check_array_indexer(self, item)
-        if key.dtype == bool:  # runs kept in order: keep their codes by one mask
-            lengths = self.lengths
-            offsets = np.concatenate(([0], np.cumsum(lengths[key])))
-            return ActionsArray(self.codes[np.repeat(key, lengths)], offsets, self.vocabulary)
-        return self.take(key)
-
-    def __iter__(self) -> Iterator[list[str]]:
-        flat = self.vocabulary[self.codes].tolist()
-        bounds = self.offsets.tolist()
-        return map(flat.__getitem__, map(slice, bounds[:-1], bounds[1:]))
-
-    def to_lists(self) -> np.ndarray:
-        """Object array of per-run ``list`` of str (what the column held before codes)."""
-        out = np.empty(len(self), dtype=object)
-        out[:] = list(iter(self))
-        return out
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self.to_lists()
-
-    def astype(self, dtype: Any, copy: bool = True) -> Any:
-        if isinstance(dtype, ActionsDtype) or dtype == "actions":
-            return self.copy() if copy else self
-        if pd.api.types.pandas_dtype(dtype) == np.dtype(object):
-            return self.to_lists()
-        return super().astype(dtype, copy=copy)
-
-    def isna(self) -> np.ndarray:
-        return np.zeros(len(self), dtype=bool)
-
-    def copy(self) -> ActionsArray:
-        """A new array sharing the (never modified) buffers: the column is immutable."""
-        return ActionsArray(self.codes, self.offsets, self.vocabulary)
-
-    def view(self, dtype: Any = None) -> ActionsArray:
-        if dtype is not None:
-            raise TypeError("actions: cannot view action lists as another dtype")
-        return self.copy()
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        raise TypeError(
-            "the actions column is immutable (stored as codes): assign a whole new column, "
-            "e.g. runs['actions'] = [...]"
-        )
-
-    def take(
-        self,
-        indices: Any,
-        *,
-        allow_fill: bool = False,
-        fill_value: Any = None,
-    ) -> ActionsArray:
-        """Runs at ``indices``; with ``allow_fill``, −1 gives an empty list (no actions)."""
-        idx = np.asarray(indices, dtype=np.intp)
-        lengths = self.lengths
-        if allow_fill:
-            if fill_value not in (None, []) and not _is_na(fill_value):
-                raise TypeError(f"actions: fill value must be an empty list, got {fill_value!r}")
-            if (idx < -1).any():
-                raise ValueError("take: indices below -1 with allow_fill")
-            missing = idx == -1
-            idx = np.where(missing, 0, idx)
-        elif len(idx) and ((idx >= len(self)) | (idx < -len(self))).any():
-            raise IndexError(f"take: index out of bounds for {len(self)} runs")
-        else:
-            missing = None
-            idx = np.where(idx < 0, idx + len(self), idx)
-        if len(self) == 0 and len(idx):
-            return _empty_runs(len(idx), self.vocabulary)
-        new_lengths = lengths[idx] if len(idx) else np.zeros(0, dtype=np.int64)
-        if missing is not None:
-            new_lengths = np.where(missing, 0, new_lengths)
-        offsets = np.concatenate(([0], np.cumsum(new_lengths)))
-        shift = np.repeat(self.offsets[:-1][idx] - offsets[:-1], new_lengths)
-        codes = self.codes[np.arange(offsets[-1]) + shift]
-        return ActionsArray(codes, offsets, self.vocabulary)
 
     @classmethod
     def _concat_same_type(cls, to_concat: Sequence[ActionsArray]) -> ActionsArray:
@@ -220,44 +129,6 @@ class ActionsArray(ExtensionArray):
         offsets = np.concatenate(([0], np.cumsum(lengths)))
         codes = np.concatenate(remapped) if remapped else np.zeros(0, dtype=_CODE)
         return cls(codes, offsets, vocabulary)
-
-    def __eq__(self, other: Any) -> Any:
-        if isinstance(other, pd.Series | pd.Index | pd.DataFrame):
-            return NotImplemented
-        if isinstance(other, ActionsArray | np.ndarray | list) and len(other) == len(self):
-            return np.fromiter(map(_same, self, other), dtype=bool, count=len(self))
-        return np.fromiter((_same(run, other) for run in self), dtype=bool, count=len(self))
-
-    def __ne__(self, other: Any) -> Any:
-        equal = self.__eq__(other)
-        return equal if equal is NotImplemented else ~equal
-
-    def _formatter(self, boxed: bool = False) -> Any:
-        """Rows shown as pandas shows a column of lists: ``[search, buy]``."""
-        from pandas.io.formats.printing import pprint_thing
-
-        return pprint_thing
-
-    def _reduce(self, name: str, *, skipna: bool = True, keepdims: bool = False, **kwargs: Any):  # type: ignore[no-untyped-def]
-        raise TypeError(f"actions: cannot compute '{name}' of action lists")
-
-
-def _same(run: list[str], other: Any) -> bool:
-    try:
-        return bool(run == list(other)) if not isinstance(other, str) else False
-    except TypeError:
-        return False
-
-
-def _is_na(value: Any) -> bool:
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):
-        return False
-
-
-def _empty_runs(n: int, vocabulary: np.ndarray) -> ActionsArray:
-    return ActionsArray(np.zeros(0, dtype=_CODE), np.zeros(n + 1, dtype=np.int64), vocabulary)
 
 
 def _merge_vocabularies(arrays: Sequence[ActionsArray]) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -310,16 +181,7 @@ def encode_actions(values: Any) -> EncodedActions:
         values = values.to_numpy(dtype=object)
     if isinstance(values, ActionsArray):
         return EncodedActions(values)
-    if isinstance(values, np.ndarray) and values.dtype == object and values.ndim == 1:
-        runs = values
-    else:
-        runs = np.empty(len(values), dtype=object)
-        runs[:] = list(values)
-    is_list = is_exactly(runs, list)
-    other = np.flatnonzero(~is_list)
-    is_list[other] = [
-        isinstance(v, tuple) or (isinstance(v, np.ndarray) and v.ndim == 1) for v in runs[other]
-    ]
+    runs, is_list = list_entries(values)
     if not is_list.all():
         return EncodedActions(None, not_list=~is_list)
     lengths = np.fromiter(map(len, runs), dtype=np.int64, count=len(runs))

@@ -68,6 +68,10 @@ def flatten_lists(values: Any) -> FlatLists:
     >>> flat.is_list.tolist(), flat.items.tolist(), flat.run.tolist()
     ([True, True, True, False], ['a', 'b', 'c'], [0, 0, 2])
     """
+    array = values.array if isinstance(values, pd.Series) else values
+    flattened = getattr(array, "as_flat_lists", None)  # a column stored flat (._lists)
+    if flattened is not None:
+        return flattened()
     column = values.to_numpy(dtype=object) if isinstance(values, pd.Series) else values
     if isinstance(column, np.ndarray) and column.dtype == object and column.ndim == 1:
         arr = column

@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from reliability_lab._actions import encode_actions
+from reliability_lab._actions import ActionsArray, encode_actions
 from reliability_lab._columns import FlatLists, flatten_lists, not_str
+from reliability_lab._lists import RecordsArray
 from reliability_lab.errors import RunTableError
 
 __all__ = [
@@ -262,16 +263,6 @@ def _check_actions(df: pd.DataFrame, source: str) -> pd.Series:
     return pd.Series(encoded.array, index=df.index, name="actions")
 
 
-def _as_list_column(values: pd.Series, flat: FlatLists) -> pd.Series:
-    """The column with every entry a ``list`` (tuples and arrays converted, lists kept)."""
-    convert = np.flatnonzero(flat.not_list_type)
-    if len(convert) == 0:
-        return values
-    arr = values.to_numpy(dtype=object).copy()
-    arr[convert] = [list(arr[i]) for i in convert]
-    return pd.Series(arr, index=values.index, dtype=object)
-
-
 #: What is wrong with one violation: the exception type a metric raises, and the message.
 ViolationProblem = tuple[type[Exception], str]
 
@@ -307,7 +298,10 @@ def _check_violations(df: pd.DataFrame, source: str) -> pd.Series:
     if bad.any():
         _, first = problems[int(np.flatnonzero(bad)[0])] or (None, "invalid violation")
         _fail(source, "violations", first, _context(df, flat.runs_where(bad), "violations"))
-    return _as_list_column(df["violations"], flat)
+    if isinstance(df["violations"].array, RecordsArray):
+        return df["violations"]  # stored flat already (a validated or loaded table)
+    offsets = np.concatenate(([0], np.cumsum(flat.lengths)))
+    return pd.Series(RecordsArray(flat.items, offsets), index=df.index, name="violations")
 
 
 def _check_error(df: pd.DataFrame, source: str) -> pd.Series:
@@ -338,9 +332,10 @@ def _fill_defaults(df: pd.DataFrame) -> pd.DataFrame:
     for name in RESOURCE_COLUMNS:
         if name not in df.columns:
             df[name] = math.nan
-    for name in ("actions", "violations"):
-        if name not in df.columns:
-            df[name] = pd.Series([[] for _ in range(n)], index=df.index, dtype=object)
+    if "actions" not in df.columns:
+        df["actions"] = pd.Series(ActionsArray.empty(n), index=df.index)
+    if "violations" not in df.columns:
+        df["violations"] = pd.Series(RecordsArray.empty(n), index=df.index)
     return df
 
 

@@ -183,7 +183,8 @@ class Pooled:
         assessed = safety_assessed(runs)
         base = base & (assessed if rows is None else assessed[rows])
         codes = codes[base]
-        violations = _values(runs, "violations", rows)[base]
+        positions = np.flatnonzero(base) if rows is None else rows[base]
+        violations = runs["violations"].array.take(positions)  # stored flat: no list per run
         violated, harm = run_harm_weights(violations, weights)
         return (
             np.bincount(codes, minlength=n_units).astype(float),

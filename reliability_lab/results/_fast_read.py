@@ -19,10 +19,8 @@ names the file, line and field (docs/results.md, "results.jsonl"). A field a rec
 from __future__ import annotations
 
 import math
-import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
-from itertools import repeat
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -31,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from reliability_lab._actions import ActionsArray
+from reliability_lab._lists import RecordsArray
 from reliability_lab.results.record_schema import SCALAR_FIELDS
 
 __all__ = ["DecodedColumns", "decode_columns"]
@@ -47,7 +46,7 @@ class _NotPlain(Exception):
 class DecodedColumns(NamedTuple):
     """What the fast path read: the table's columns, the nested objects, the environments."""
 
-    columns: dict[str, list[Any]]
+    columns: dict[str, list[Any] | np.ndarray]
     """Each field present in at least one record, one value per record (NaN where a record
     lacks it, as ``DataFrame.from_records`` fills a missing key)."""
     nested: list[tuple[int, dict[str, Any]]]
@@ -58,7 +57,11 @@ class DecodedColumns(NamedTuple):
 
 #: Read later, and only where a record has one: kept as the line's raw JSON text meanwhile
 #: (not an object the garbage collector tracks).
-_RAW = {"actions": msgspec.Raw(b""), **{name: msgspec.Raw(b"null") for name in NESTED}}
+_RAW = {
+    "actions": msgspec.Raw(b""),
+    "violations": msgspec.Raw(b""),
+    **{name: msgspec.Raw(b"null") for name in NESTED},
+}
 _ACTION_NAMES = msgspec.json.Decoder(list[str])
 
 
@@ -86,27 +89,45 @@ def _decoder(fields: tuple[str, ...]) -> msgspec.json.Decoder[Any]:
     return msgspec.json.Decoder(row)
 
 
-def _column(values: list[Any], name: str) -> list[Any] | None:
+#: A column whose values are all of these types becomes this array, as pandas would infer it
+#: from the list (so the table equals the one the general reader builds).
+_ARRAYS: dict[frozenset[type], type] = {
+    frozenset({float}): np.float64,
+    frozenset({int}): np.int64,
+    frozenset({float, int}): np.float64,
+    frozenset({bool}): np.bool_,
+}
+
+
+def _column(values: list[Any], name: str) -> list[Any] | np.ndarray | None:
     """One field of every row, None when no row has it (NaN where a row lacks it).
 
     Equal strings become one object: the decoder makes a new ``str`` per line, and a column
-    such as ``condition`` would otherwise hold 200k copies of a few words (~60 bytes each)."""
+    such as ``condition`` would otherwise hold 200k copies of a few words (~60 bytes each).
+    Numbers and booleans of one kind become a numpy array straight away."""
     unset = msgspec.UNSET
     kind = SCALAR_FIELDS.get(name)
+    types = set(map(type, values))
     if (
         kind == "int"
-        and float in set(map(type, values))
-        and not all(v.is_integer() for v in values if type(v) is float)
+        and float in types
+        and not all(map(float.is_integer, [v for v in values if type(v) is float]))
     ):
         raise _NotPlain(name)
-    lacking = values.count(unset) if any(map(operator.is_, values, repeat(unset))) else 0
-    if lacking == len(values):
-        return None
+    if type(unset) in types:
+        if types == {type(unset)}:
+            return None
+        values = [math.nan if v is unset else v for v in values]
+        types = set(map(type, values))
     if kind == "str":
         one: dict[Any, Any] = {}
-        values = list(map(one.setdefault, values, values))
-    if lacking:
-        values = [math.nan if v is unset else v for v in values]
+        return list(map(one.setdefault, values, values))
+    dtype = _ARRAYS.get(frozenset(types))
+    if dtype is not None:
+        try:
+            return np.array(values, dtype=dtype)
+        except OverflowError:  # an integer past 64 bits: pandas keeps it as an object
+            return values
     return values
 
 
@@ -114,15 +135,17 @@ def decode_columns(data: bytes, fields: Sequence[str]) -> DecodedColumns | None:
     """The columns ``fields`` (and the nested objects) of the lines of ``data``, or None when
     a line needs the general reader (see the module docstring)."""
     wanted = tuple(dict.fromkeys((*fields, "environment", *NESTED)))
-    body = data[:-1] if data.endswith(b"\n") else data
+    final = data.endswith(b"\n")
+    body = memoryview(data)[:-1] if final else data  # no copy of the file's bytes
     try:
         rows = _decoder(wanted).decode_lines(body)
-        if not rows or len(rows) != body.count(b"\n") + 1:  # a blank line: refused there
+        if not rows or len(rows) != data.count(b"\n") + (not final):  # a blank line: refused
             return None
         columns: dict[str, Any] = {}
         for name in fields:  # C-level map: no tuple per row, no bytecode per value
             values = list(map(attrgetter(name), rows))
-            kept = _actions(values) if name == "actions" else _column(values, name)
+            read = _LIST_COLUMNS.get(name, _column)
+            kept = read(values, name)
             if kept is not None:
                 columns[name] = kept
         nested = _nested(rows, columns.get("variant"))
@@ -133,14 +156,22 @@ def decode_columns(data: bytes, fields: Sequence[str]) -> DecodedColumns | None:
     return DecodedColumns(columns, nested, environments)
 
 
-def _actions(raws: list[msgspec.Raw]) -> ActionsArray | None:
-    """The ``actions`` column straight as codes + offsets + vocabulary (no list per run kept);
-    None when no record has the field."""
+def _present(raws: list[msgspec.Raw], name: str) -> bool:
+    """Whether the records have field ``name`` (its raw text is empty where a record lacks
+    it); a field only some records have is left to the general reader, which says what then."""
     lengths = set(map(len, raws))
     if 0 in lengths:
         if lengths == {0}:
-            return None
-        raise _NotPlain("actions")  # some records lack it: the general reader says what then
+            return False
+        raise _NotPlain(name)
+    return True
+
+
+def _actions(raws: list[msgspec.Raw], name: str = "actions") -> ActionsArray | None:
+    """The ``actions`` column straight as codes + offsets + vocabulary (no list per run kept);
+    None when no record has the field."""
+    if not _present(raws, name):
+        return None
     flat: list[str] = []
     extend, decode = flat.extend, _ACTION_NAMES.decode
     ends = np.fromiter(
@@ -150,6 +181,34 @@ def _actions(raws: list[msgspec.Raw]) -> ActionsArray | None:
     items[:] = flat
     codes, vocabulary = pd.factorize(items)
     return ActionsArray(codes, np.concatenate(([0], ends)), np.asarray(vocabulary, dtype=object))
+
+
+_EMPTY_LIST = msgspec.Raw(b"[]")
+
+
+def _records(raws: list[msgspec.Raw], name: str) -> RecordsArray | None:
+    """A per-run list column (``violations``) stored flat, with no list made for a run whose
+    list is empty (nearly all of them); None when no record has the field. An entry that is
+    not a list is left to the general reader."""
+    if not _present(raws, name):
+        return None
+    runs = np.flatnonzero(np.fromiter(map(_EMPTY_LIST.__ne__, raws), bool, len(raws)))
+    lengths = np.zeros(len(raws), dtype=np.int64)
+    items: list[Any] = []
+    for i in runs.tolist():
+        found = msgspec.json.decode(raws[i])
+        if type(found) is not list:
+            raise _NotPlain(name)
+        lengths[i] = len(found)
+        items.extend(found)
+    flat = np.fromiter(items, dtype=object, count=len(items))
+    return RecordsArray(flat, np.concatenate(([0], np.cumsum(lengths))))
+
+
+_LIST_COLUMNS: dict[str, Callable[[list[Any], str], Any]] = {
+    "actions": _actions,
+    "violations": _records,
+}
 
 
 def _nested(rows: list[Any], variants: list[Any] | None) -> list[tuple[int, dict[str, Any]]]:

@@ -8,8 +8,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from reliability_lab._lists import RecordsArray
 from reliability_lab.errors import RunTableError
 from reliability_lab.metrics.profiles import get_profile
 from reliability_lab.metrics.session import SESSION_METRICS
@@ -134,10 +136,15 @@ def _completed(
     table: pd.DataFrame, nested: Sequence[tuple[int, Mapping[str, Any]]], source: str
 ) -> pd.DataFrame:
     """``table`` with the perturbation columns, the columns of the ``nested`` records' objects
-    (given with their row) and the float columns' nulls as NaN."""
+    (given with their row) and the float columns' nulls as NaN.
+
+    A list column (``faults``) is stored flat (``reliability_lab._lists``): every run reads as
+    its own list, and no list is made for a run without one."""
+    lists: dict[str, list[Any]] = {}
     for col, value in run_columns(None, "").items():  # a run without a perturbation record
-        if isinstance(value, list):  # every run its own list
-            table[col] = [list(value) for _ in range(len(table))]
+        if isinstance(value, list):
+            lists[col] = [()] * len(table)  # an empty entry per run, filled in below
+            table[col] = None  # the column's place; its values at the end
         else:
             table[col] = [value] * len(table)
     variant = table["variant"].fillna("").astype(str) if "variant" in table else None
@@ -149,10 +156,17 @@ def _completed(
             [_nested(rec, i + 1, source) for i, rec in nested], index=[i for i, _ in nested]
         )
         for col in map(str, extra.columns):
+            if col in lists:
+                entries = lists[col]
+                for row, value in zip(extra.index, extra[col], strict=True):
+                    entries[row] = value
+                continue
             if col not in table:
                 table[col] = None
             table[col] = table[col].astype(object)
             table.loc[extra.index, col] = extra[col].astype(object)
+    for col, entries in lists.items():
+        table[col] = pd.Series(RecordsArray.from_lists(entries, name=col), index=table.index)
     for col in _FLOAT_COLUMNS:  # JSON null is how NaN ("not recorded") is stored
         if col in table and table[col].dtype == object:
             values = table[col].to_numpy(dtype=object, copy=True)
@@ -299,7 +313,10 @@ def load_results(directory: str | os.PathLike[str]) -> pd.DataFrame:
         versions = fast.columns.pop("schema_version", None)
         table = pd.DataFrame(fast.columns)
         fast.columns.clear()  # the lists of values: the collector would walk them too
-        if versions == [RESULT_SCHEMA_VERSION] * len(table) and _keys_plainly_valid(table):
+        current = versions is not None and bool(
+            np.all(np.asarray(versions, dtype=object) == RESULT_SCHEMA_VERSION)
+        )
+        if current and _keys_plainly_valid(table):
             table = _completed(table, fast.nested, str(path))
             return _finished(table, fast.environments, str(path))
     return records_to_run_table(read_result_lines(path, repair=False), source=str(path))
