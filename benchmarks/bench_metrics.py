@@ -167,16 +167,19 @@ for _ in range({repeat}):
     start = time.process_time()
     load_results({path!r})
     best = min(best, time.process_time() - start)
-print(best)
+peak = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")]
+print(best, float(peak[0].split()[1]) / 1024 if peak else float("nan"))
 """
 
 
-def old_reader_seconds(source: str, path: Path, repeat: int) -> float:
+def old_reader_seconds(source: str, path: Path, repeat: int) -> tuple[float, float]:
     """Least CPU seconds of ``load_results`` of the package checked out at ``source`` (this
-    repository, or a worktree of an older commit), in a fresh interpreter, on ``path``."""
+    repository, or a worktree of an older commit), in a fresh interpreter, on ``path``; and
+    that interpreter's peak memory (MB)."""
     code = _OLD_READER.format(source=str(Path(source).resolve()), path=str(path), repeat=repeat)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return float(out.stdout.split()[-1])
+    seconds, peak = out.stdout.split()[-2:]
+    return float(seconds), float(peak)
 
 
 def reader_rows(args: argparse.Namespace) -> None:
@@ -185,9 +188,10 @@ def reader_rows(args: argparse.Namespace) -> None:
         path = Path(tmp) / "results.jsonl"
         size = write_results(runs, path)
         lines = [line for line in path.read_bytes().split(b"\n") if line]
-        if args.reader_before:  # both in a fresh interpreter, on the same file
-            before = old_reader_seconds(args.reader_before, path, args.repeat)
-            after = old_reader_seconds(str(Path(__file__).parents[1]), path, args.repeat)
+        # this package in a fresh interpreter: its peak memory; and the old one beside it
+        after, after_peak = old_reader_seconds(str(Path(__file__).parents[1]), path, args.repeat)
+        if args.reader_before:
+            before, before_peak = old_reader_seconds(args.reader_before, path, args.repeat)
 
         def parse_only() -> None:
             gc.disable()  # the parsed objects are not traversed again and again
@@ -204,10 +208,14 @@ def reader_rows(args: argparse.Namespace) -> None:
         f"floor (orjson parse) {floor:5.2f} s  ratio {took / floor:4.1f}   "
         f"[stdlib json.loads per line alone: {stdlib:5.2f} s]"
     )
+    print(
+        f"load_results in a fresh interpreter: {after:6.2f} s, peak memory {after_peak:.0f} MB "
+        f"(the file {size / 1e6:.0f} MB)"
+    )
     if args.reader_before:
         print(
-            f"load_results in a fresh interpreter: before (package at {args.reader_before}) "
-            f"{before:6.2f} s, now {after:6.2f} s   speed-up {before / after:4.1f} x   "
+            f"load_results before (package at {args.reader_before}), fresh interpreter: "
+            f"{before:6.2f} s, peak {before_peak:.0f} MB   speed-up {before / after:4.1f} x   "
             "(target >= 4)"
         )
 

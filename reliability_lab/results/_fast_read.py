@@ -99,12 +99,15 @@ _ARRAYS: dict[frozenset[type], type] = {
 }
 
 
-def _column(values: list[Any], name: str) -> list[Any] | np.ndarray | None:
+def _column(
+    values: list[Any], name: str, strings: dict[Any, Any] | None = None
+) -> list[Any] | np.ndarray | None:
     """One field of every row, None when no row has it (NaN where a row lacks it).
 
-    Equal strings become one object: the decoder makes a new ``str`` per line, and a column
-    such as ``condition`` would otherwise hold 200k copies of a few words (~60 bytes each).
-    Numbers and booleans of one kind become a numpy array straight away."""
+    Equal strings become one object (``strings``: the objects kept so far, shared between the
+    pieces of a file): the decoder makes a new ``str`` per line, and a column such as
+    ``condition`` would otherwise hold 200k copies of a few words (~60 bytes each). Numbers and
+    booleans of one kind become a numpy array straight away."""
     unset = msgspec.UNSET
     kind = SCALAR_FIELDS.get(name)
     types = set(map(type, values))
@@ -120,7 +123,7 @@ def _column(values: list[Any], name: str) -> list[Any] | np.ndarray | None:
         values = [math.nan if v is unset else v for v in values]
         types = set(map(type, values))
     if kind == "str":
-        one: dict[Any, Any] = {}
+        one: dict[Any, Any] = {} if strings is None else strings
         return list(map(one.setdefault, values, values))
     dtype = _ARRAYS.get(frozenset(types))
     if dtype is not None:
@@ -131,28 +134,86 @@ def _column(values: list[Any], name: str) -> list[Any] | np.ndarray | None:
     return values
 
 
+def _joined(name: str, parts: list[tuple[int, Any]]) -> Any:
+    """One column from the pieces of a file — ``(rows, column or None)`` each — as
+    :func:`_column` (or the list columns' readers) would give it for the whole file."""
+    columns = [column for _, column in parts]
+    if all(column is None for column in columns):
+        return None
+    if name in _LIST_COLUMNS:
+        if any(column is None for column in columns):
+            raise _NotPlain(name)  # only some records have the field
+        return type(columns[0])._concat_same_type(columns)
+    filled = [[math.nan] * n if column is None else column for n, column in parts]
+    if len(filled) == 1:
+        return filled[0]
+    dtypes = {column.dtype for column in filled if isinstance(column, np.ndarray)}
+    numeric = {np.dtype(np.int64), np.dtype(np.float64)}
+    if all(isinstance(column, np.ndarray) for column in filled) and (
+        len(dtypes) == 1 or dtypes <= numeric
+    ):
+        return np.concatenate(filled)  # int and float together: float, as pandas infers
+    return [v for column in filled for v in (_as_list(column))]
+
+
+def _as_list(column: list[Any] | np.ndarray) -> list[Any]:
+    return column.tolist() if isinstance(column, np.ndarray) else column
+
+
+#: Lines decoded at a time: only one piece's structs and values are alive at once, so a large
+#: file needs about its size plus the table plus one piece, not five times its size (200k runs,
+#: 143 MB: peak 554 MB instead of 709 MB). Smaller pieces save more memory but cost time (16 MB:
+#: +40 %; 64 MB: +5 %; benchmarks/README.md, "Issue 26, fourth part").
+CHUNK_BYTES = 64 << 20
+
+
+def _pieces(data: bytes) -> list[tuple[int, int]]:
+    """(start, stop) of consecutive pieces of whole lines of ``data``, each about
+    :data:`CHUNK_BYTES` (the file's final newline left out)."""
+    end = len(data) - 1 if data.endswith(b"\n") else len(data)
+    pieces, start = [], 0
+    while start < end:
+        cut = data.find(b"\n", start + CHUNK_BYTES, end) if start + CHUNK_BYTES < end else -1
+        stop = end if cut < 0 else cut
+        pieces.append((start, stop))
+        start = stop + 1
+    return pieces
+
+
 def decode_columns(data: bytes, fields: Sequence[str]) -> DecodedColumns | None:
     """The columns ``fields`` (and the nested objects) of the lines of ``data``, or None when
-    a line needs the general reader (see the module docstring)."""
+    a line needs the general reader (see the module docstring). The lines are decoded a piece
+    at a time (:data:`CHUNK_BYTES`)."""
     wanted = tuple(dict.fromkeys((*fields, "environment", *NESTED)))
-    final = data.endswith(b"\n")
-    body = memoryview(data)[:-1] if final else data  # no copy of the file's bytes
+    decoder, view = _decoder(wanted), memoryview(data)  # no copy of the file's bytes
+    parts: dict[str, list[tuple[int, Any]]] = {name: [] for name in fields}
+    strings: dict[str, dict[Any, Any]] = {name: {} for name in fields}
+    nested: list[tuple[int, dict[str, Any]]] = []
+    environments: list[Any] = []
+    unset, done = msgspec.UNSET, 0
     try:
-        rows = _decoder(wanted).decode_lines(body)
-        if not rows or len(rows) != data.count(b"\n") + (not final):  # a blank line: refused
+        for start, stop in _pieces(data):
+            rows = decoder.decode_lines(view[start:stop])
+            if len(rows) != data.count(b"\n", start, stop) + 1:  # a blank line: refused
+                return None
+            for name in fields:  # C-level map: no tuple per row, no bytecode per value
+                values = list(map(attrgetter(name), rows))
+                read = _LIST_COLUMNS.get(name)
+                column = read(values, name) if read else _column(values, name, strings[name])
+                parts[name].append((len(rows), column))
+            variants = parts["variant"][-1][1] if "variant" in parts else None
+            nested.extend((done + i, objects) for i, objects in _nested(rows, variants))
+            environments.extend(None if r.environment is unset else r.environment for r in rows)
+            done += len(rows)
+        if done == 0:
             return None
-        columns: dict[str, Any] = {}
-        for name in fields:  # C-level map: no tuple per row, no bytecode per value
-            values = list(map(attrgetter(name), rows))
-            read = _LIST_COLUMNS.get(name, _column)
-            kept = read(values, name)
-            if kept is not None:
-                columns[name] = kept
-        nested = _nested(rows, columns.get("variant"))
+        columns = {}
+        for name in fields:
+            column = _joined(name, parts.pop(name))
+            if column is not None:
+                columns[name] = column
     except (msgspec.DecodeError, msgspec.ValidationError, _NotPlain):
         return None
-    unset = msgspec.UNSET
-    environments = [None if r.environment is unset else r.environment for r in rows]
     return DecodedColumns(columns, nested, environments)
 
 

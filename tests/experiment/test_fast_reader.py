@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from reliability_lab.errors import RunTableError
+from reliability_lab.results import _fast_read
 from reliability_lab.results import read as read_module
 from reliability_lab.results.read import load_results, records_to_run_table
 from reliability_lab.results.store import read_result_lines
@@ -98,12 +99,16 @@ MIXED = [
         pytest.param([_record(0, safety_checked=True), _record(1)], id="imported-partly"),
     ],
 )
+@pytest.mark.parametrize("chunk", [None, 1, 1500], ids=["whole", "line-by-line", "pieces"])
 def test_same_table_as_the_general_reader(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, records: list[dict[str, Any]]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, records: list[dict[str, Any]], chunk: Any
 ) -> None:
+    # also when the lines are decoded in pieces (a line at a time, or a few)
     path = _write(tmp_path, records)
     expected = _general(path)
     _fast_only(monkeypatch)
+    if chunk is not None:
+        monkeypatch.setattr(_fast_read, "CHUNK_BYTES", chunk)
     got = load_results(tmp_path)
     pd.testing.assert_frame_equal(got, expected)
     assert got["actions"].dtype.name == "actions"
@@ -152,13 +157,32 @@ def test_incomplete_last_line_is_ignored_with_a_warning(tmp_path: Path) -> None:
     assert table["run"].tolist() == [0]
 
 
-def test_equal_strings_are_one_object(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("chunk", [None, 1], ids=["whole", "line-by-line"])
+def test_equal_strings_are_one_object(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: Any
+) -> None:
     # Memory: a column such as ``condition`` holds one object per distinct value, not a new
-    # str per line (issue 26: the 400k-run report within 250 MB).
+    # str per line (issue 26: the 400k-run report within 250 MB) — across pieces too.
     _write(tmp_path, [_record(i) for i in range(9)])
     _fast_only(monkeypatch)
+    if chunk is not None:
+        monkeypatch.setattr(_fast_read, "CHUNK_BYTES", chunk)
     table = load_results(tmp_path)
     for column in ("agent", "task_id", "condition", "variant", "model", "confidence_source"):
         values = table[column].tolist()
         assert len({id(v) for v in values}) == len(set(values)), column
     assert table["task_id"].tolist() == [f"t{i % 3}" for i in range(9)]
+
+
+@pytest.mark.parametrize("field", ["actions", "violations"])
+def test_list_field_some_records_lack_is_left_to_the_general_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, field: str
+) -> None:
+    # the lines decoded one at a time, so the piece that lacks the field is all of a piece
+    monkeypatch.setattr(_fast_read, "CHUNK_BYTES", 1)
+    records = [_record(i) for i in range(4)]
+    del records[2][field]
+    path = _write(tmp_path, records)
+    assert _fast_read.decode_columns(path.read_bytes(), [field]) is None
+    with pytest.raises(RunTableError, match=rf"results\.jsonl: column '{field}': expected a list"):
+        load_results(tmp_path)  # the general reader's message, naming the row
