@@ -66,13 +66,16 @@ def _action_strings(actions: Any) -> np.ndarray:
     """One str per run, one character per distinct action: one pass over the actions (over
     the codes when the column holds them, else over the lists of names)."""
     if isinstance(actions.array, ActionsArray):
-        acts = actions.array
-        text = (acts.codes.astype("<u4") + 0x100).tobytes().decode("utf-32-le")
-        bounds = acts.offsets.tolist()
-        return np.fromiter(map(text.__getitem__, map(slice, bounds[:-1], bounds[1:])), object)
-    char: dict[str, str] = {}
-    strings = ["".join([char.setdefault(x, chr(len(char))) for x in run]) for run in actions]
-    return np.asarray(strings, dtype=object)
+        codes, offsets = actions.array.codes, actions.array.offsets
+    else:  # lists: flattened and coded in C (no Python step per action)
+        runs = actions.to_numpy(dtype=object)
+        lengths = np.fromiter(map(len, runs), np.int64, len(runs))
+        offsets = np.concatenate(([0], np.cumsum(lengths)))
+        flat = np.fromiter(itertools.chain.from_iterable(runs), object, int(offsets[-1]))
+        codes = pd.factorize(flat)[0]
+    text = (np.asarray(codes).astype("<u4") + 0x100).tobytes().decode("utf-32-le")
+    bounds = offsets.tolist()
+    return np.fromiter(map(text.__getitem__, map(slice, bounds[:-1], bounds[1:])), object)
 
 
 def report_floor(runs: pd.DataFrame) -> None:
