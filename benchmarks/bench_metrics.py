@@ -158,7 +158,7 @@ def peak_mb(args: argparse.Namespace) -> tuple[float, ...]:
     return tuple(float(x) for x in out.stdout.split()[-3:])
 
 
-_OLD_READER = """
+_READER = """
 import sys, time
 sys.path.insert(0, {source!r})
 try:
@@ -175,11 +175,11 @@ print(best, float(peak[0].split()[1]) / 1024 if peak else float("nan"))
 """
 
 
-def old_reader_seconds(source: str, path: Path, repeat: int) -> tuple[float, float]:
+def reader_in_fresh_interpreter(source: str, path: Path, repeat: int) -> tuple[float, float]:
     """Least CPU seconds of ``load_results`` of the package checked out at ``source`` (this
     repository, or a worktree of an older commit), in a fresh interpreter, on ``path``; and
     that interpreter's peak memory (MB)."""
-    code = _OLD_READER.format(source=str(Path(source).resolve()), path=str(path), repeat=repeat)
+    code = _READER.format(source=str(Path(source).resolve()), path=str(path), repeat=repeat)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     seconds, peak = out.stdout.split()[-2:]
     return float(seconds), float(peak)
@@ -192,9 +192,11 @@ def reader_rows(args: argparse.Namespace) -> None:
         size = write_results(runs, path)
         lines = [line for line in path.read_bytes().split(b"\n") if line]
         # this package in a fresh interpreter: its peak memory; and the old one beside it
-        after, after_peak = old_reader_seconds(str(Path(__file__).parents[1]), path, args.repeat)
+        after, after_peak = reader_in_fresh_interpreter(
+            str(Path(__file__).parents[1]), path, args.repeat
+        )
         if args.reader_before:
-            before, before_peak = old_reader_seconds(args.reader_before, path, args.repeat)
+            before, before_peak = reader_in_fresh_interpreter(args.reader_before, path, args.repeat)
 
         def parse_only() -> None:
             gc.disable()  # the parsed objects are not traversed again and again

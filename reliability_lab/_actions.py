@@ -19,7 +19,6 @@ functions read a list of lists.
 from __future__ import annotations
 
 import builtins
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,8 +27,8 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionDtype, register_extension_dtype
 
-from reliability_lab._columns import not_str
-from reliability_lab._lists import ListsArray, list_entries
+from reliability_lab._columns import flatten_lists, not_str
+from reliability_lab._lists import ListsArray
 
 __all__ = ["ActionsArray", "ActionsDtype", "EncodedActions", "encode_actions"]
 
@@ -93,10 +92,6 @@ class ActionsArray(ListsArray):
     def empty(cls, n: int) -> ActionsArray:
         """``n`` runs without actions."""
         return cls(np.zeros(0, dtype=_CODE), np.zeros(n + 1, dtype=np.int64), np.empty(0, object))
-
-    def run_of_action(self) -> np.ndarray:
-        """The run (0 … n − 1) of every code."""
-        return self.run_of_item()
 
     # -- the stored entries are codes into the vocabulary -----------------------------------
     @property
@@ -181,23 +176,21 @@ def encode_actions(values: Any) -> EncodedActions:
         values = values.to_numpy(dtype=object)
     if isinstance(values, ActionsArray):
         return EncodedActions(values)
-    runs, is_list = list_entries(values)
-    if not is_list.all():
-        return EncodedActions(None, not_list=~is_list)
-    lengths = np.fromiter(map(len, runs), dtype=np.int64, count=len(runs))
-    offsets = np.concatenate(([0], np.cumsum(lengths)))
-    items = np.fromiter(itertools.chain.from_iterable(runs), dtype=object, count=int(offsets[-1]))
+    flat = flatten_lists(values)
+    if not flat.is_list.all():
+        return EncodedActions(None, not_list=~flat.is_list)
+    items = flat.items
     bad = not_str(items)
     if bad.any():
-        run = np.repeat(np.arange(len(runs)), lengths)
         missing = bad & np.asarray(pd.isna(items), dtype=bool)
-        per_run = np.zeros((2, len(runs)), dtype=bool)
-        per_run[0, run[missing]] = True
-        per_run[1, run[bad & ~missing]] = True
+        per_run = np.zeros((2, len(flat.is_list)), dtype=bool)
+        per_run[0, flat.run[missing]] = True
+        per_run[1, flat.run[bad & ~missing]] = True
         return EncodedActions(
             None,
             missing=per_run[0] if per_run[0].any() else None,
             not_str=per_run[1] if per_run[1].any() else None,
         )
+    offsets = np.concatenate(([0], np.cumsum(flat.lengths)))
     codes, vocabulary = pd.factorize(items)
     return EncodedActions(ActionsArray(codes, offsets, np.asarray(vocabulary, dtype=object)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -45,12 +46,15 @@ class FlatLists:
     """Per run: whether the entry is a list, tuple or 1-D array."""
     items: np.ndarray
     """Every item of those entries, in order (object array)."""
-    run: np.ndarray
-    """Position (0 … n − 1) of the run each item belongs to."""
     lengths: np.ndarray
     """Per run: number of items (0 where ``is_list`` is false)."""
     not_list_type: np.ndarray
     """Per run: a tuple or array (a sequence to convert to ``list``), or not a sequence."""
+
+    @cached_property
+    def run(self) -> np.ndarray:
+        """Position (0 … n − 1) of the run each item belongs to (made when first read)."""
+        return np.repeat(np.arange(len(self.lengths)), self.lengths)
 
     def runs_where(self, item_mask: np.ndarray) -> np.ndarray:
         """Per-run mask: the run has at least one item where ``item_mask`` is true."""
@@ -89,5 +93,4 @@ def flatten_lists(values: Any) -> FlatLists:
     lengths[is_list] = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
     total = int(lengths.sum())
     items = np.fromiter(itertools.chain.from_iterable(lists), dtype=object, count=total)
-    run = np.repeat(np.arange(len(arr)), lengths)
-    return FlatLists(is_list, items, run, lengths, not_list_type)
+    return FlatLists(is_list, items, lengths, not_list_type)

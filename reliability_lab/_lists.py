@@ -19,7 +19,6 @@ immutable, and a whole new column is assigned to change it.
 from __future__ import annotations
 
 import builtins
-import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any, Self
 
@@ -27,9 +26,9 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionArray, ExtensionDtype, register_extension_dtype
 
-from reliability_lab._columns import FlatLists, is_exactly
+from reliability_lab._columns import FlatLists, flatten_lists
 
-__all__ = ["ListsArray", "RecordsArray", "RecordsDtype", "list_entries"]
+__all__ = ["ListsArray", "RecordsArray", "RecordsDtype"]
 
 
 class ListsArray(ExtensionArray):
@@ -65,10 +64,6 @@ class ListsArray(ExtensionArray):
     def lengths(self) -> np.ndarray:
         """Number of items of every run."""
         return np.diff(self.offsets)
-
-    def run_of_item(self) -> np.ndarray:
-        """The run (0 … n − 1) of every stored item."""
-        return np.repeat(np.arange(len(self)), self.lengths)
 
     # -- pandas ExtensionArray interface ----------------------------------------------------
     def __len__(self) -> int:
@@ -201,24 +196,6 @@ def _is_na(value: Any) -> bool:
         return False
 
 
-def list_entries(values: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(entries as an object array, mask of the entries that are a list, tuple or 1-D array)
-    of a sequence of per-run lists, without a Python call per run where they are lists."""
-    if isinstance(values, pd.Series | pd.Index):
-        values = values.to_numpy(dtype=object)
-    if isinstance(values, np.ndarray) and values.dtype == object and values.ndim == 1:
-        runs = values
-    else:
-        runs = np.empty(len(values), dtype=object)
-        runs[:] = list(values)
-    is_list = is_exactly(runs, list)
-    other = np.flatnonzero(~is_list)
-    is_list[other] = [
-        isinstance(v, tuple) or (isinstance(v, np.ndarray) and v.ndim == 1) for v in runs[other]
-    ]
-    return runs, is_list
-
-
 @register_extension_dtype
 class RecordsDtype(ExtensionDtype):
     """The dtype of the ``violations`` and ``faults`` columns: per-run lists of records."""
@@ -272,27 +249,19 @@ class RecordsArray(ListsArray):
     def from_lists(cls, values: Any, name: str = "column") -> RecordsArray:
         """From per-run lists (tuples and 1-D arrays too); TypeError naming ``name`` and the
         first runs whose entry is not one."""
-        if isinstance(values, RecordsArray):
-            return values
-        if isinstance(values, pd.Series) and isinstance(values.array, RecordsArray):
-            return values.array
-        runs, is_list = list_entries(values)
-        if not is_list.all():
-            rows = np.flatnonzero(~is_list)
+        flat = flatten_lists(values)
+        if not flat.is_list.all():
+            rows = np.flatnonzero(~flat.is_list)
             raise TypeError(
                 f"{name}: expected a list per run; runs {rows[:5].tolist()} ({len(rows)} in all)"
             )
-        return cls.from_flat(runs)
+        return cls.from_flat_lists(flat)
 
     @classmethod
-    def from_flat(cls, runs: np.ndarray) -> RecordsArray:
-        """From an object array whose every entry is a list, tuple or 1-D array."""
-        lengths = np.fromiter(map(len, runs), dtype=np.int64, count=len(runs))
-        offsets = np.concatenate(([0], np.cumsum(lengths)))
-        items = np.fromiter(
-            itertools.chain.from_iterable(runs), dtype=object, count=int(offsets[-1])
-        )
-        return cls(items, offsets)
+    def from_flat_lists(cls, flat: FlatLists) -> RecordsArray:
+        """From a column flattened by :func:`~reliability_lab._columns.flatten_lists` whose
+        every entry is a list (as stored, when it already was a :class:`RecordsArray`)."""
+        return cls(flat.items, np.concatenate(([0], np.cumsum(flat.lengths))))
 
     def as_flat_lists(self) -> FlatLists:
         """The column flattened as :func:`~reliability_lab._columns.flatten_lists` gives it
@@ -301,7 +270,6 @@ class RecordsArray(ListsArray):
         return FlatLists(
             is_list=np.ones(n, dtype=bool),
             items=self.items,
-            run=self.run_of_item(),
             lengths=self.lengths,
             not_list_type=np.zeros(n, dtype=bool),
         )

@@ -300,8 +300,7 @@ def _check_violations(df: pd.DataFrame, source: str) -> pd.Series:
         _fail(source, "violations", first, _context(df, flat.runs_where(bad), "violations"))
     if isinstance(df["violations"].array, RecordsArray):
         return df["violations"]  # stored flat already (a validated or loaded table)
-    offsets = np.concatenate(([0], np.cumsum(flat.lengths)))
-    return pd.Series(RecordsArray(flat.items, offsets), index=df.index, name="violations")
+    return pd.Series(RecordsArray.from_flat_lists(flat), index=df.index, name="violations")
 
 
 def _check_error(df: pd.DataFrame, source: str) -> pd.Series:
