@@ -22,6 +22,7 @@ from reliability_lab.metrics import (
     confidence_consistency,
     outcome_consistency,
     resource_consistency,
+    trajectory,
     trajectory_distribution_consistency,
     trajectory_sequence_consistency,
 )
@@ -228,6 +229,30 @@ def test_traj_d_against_scipy_reference(variant: str, base: float | None, square
     expected = _traj_d_reference(actions, tasks, success, base=base, squared=squared)
     got = trajectory_distribution_consistency(actions, tasks, success, variant=variant)
     assert got == pytest.approx(expected, abs=1e-10)
+
+
+@pytest.mark.parametrize("variant", ["distance_base2", "distance_ln", "divergence_base2"])
+def test_traj_d_rows_gathered_sparse_or_dense_agree(
+    variant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows are gathered from a dense copy of the frequency matrix when it is small and from
+    its sparse rows otherwise; both give the scipy reference, and the same bits."""
+    rng = np.random.default_rng(5)
+    names = [f"tool_{i}" for i in range(40)]
+    n = 300
+    tasks = [f"t{i}" for i in rng.integers(0, 20, size=n)]
+    success = (rng.random(n) < 0.8).tolist()
+    actions = [list(rng.choice(names, size=rng.integers(0, 15))) for _ in range(n)]
+    dense = trajectory_distribution_consistency(actions, tasks, success, variant=variant)
+    monkeypatch.setattr(trajectory, "_DENSE_CELLS", 0)
+    monkeypatch.setattr(trajectory, "_CHUNK_CELLS", 200)  # several chunks of 5 pairs
+    gathered = trajectory_distribution_consistency(actions, tasks, success, variant=variant)
+    assert gathered == dense
+    base, squared = {"distance_ln": (None, False), "divergence_base2": (2, True)}.get(
+        variant, (2, False)
+    )
+    expected = _traj_d_reference(actions, tasks, success, base=base, squared=squared)
+    assert dense == pytest.approx(expected, abs=1e-10)
 
 
 # --- trajectory sequence consistency -------------------------------------------------------
