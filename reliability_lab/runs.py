@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ import pandas as pd
 
 from reliability_lab._actions import ActionsArray, encode_actions
 from reliability_lab._columns import FlatLists, flatten_lists, not_str
+from reliability_lab._labels import LabelCodes
 from reliability_lab._lists import RecordsArray
 from reliability_lab.errors import RunTableError
 
@@ -35,8 +37,10 @@ __all__ = [
     "RUN_TABLE_COLUMNS",
     "SEVERITY_WEIGHTS",
     "SIMULATED_PREFIX",
+    "CodedRunTable",
     "RunKey",
     "ViolationProblem",
+    "coded_run_table",
     "fault_rate_of",
     "is_infrastructure",
     "is_infrastructure_error",
@@ -106,6 +110,9 @@ RUN_TABLE_COLUMNS: Mapping[str, str] = {
     "error": "str or None",
 }
 _REQUIRED = ("agent", "task_id", "run", "success")
+#: Run keys are counted in a table of every possible key when it has at most this many entries
+#: per run (8 bytes each); beyond, by hashing.
+_KEY_TABLE_PER_RUN = 8
 _MAX_ROWS_SHOWN = 5
 
 
@@ -127,40 +134,37 @@ def _context(df: pd.DataFrame, mask: Any, column: str) -> pd.DataFrame:
     return df.loc[np.asarray(mask, dtype=bool), cols]
 
 
-def _str_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
-    """The column factorized — (codes, distinct values) — or None when it holds values that
-    cannot be hashed (a list where a label belongs; the caller then checks value by value).
+def _str_codes(values: pd.Series) -> LabelCodes | None:
+    """The column factorized, or None when it holds values that cannot be hashed (a list where
+    a label belongs; the caller then checks value by value).
 
     A run table repeats a few labels many times, so their types and emptiness are checked once
     per distinct value, and the codes give the run keys without hashing the strings again."""
     try:
-        codes, uniques = pd.factorize(values.to_numpy(dtype=object))
+        return LabelCodes.of(values)
     except TypeError:
         return None
-    return np.asarray(codes, dtype=np.int64), np.asarray(uniques, dtype=object)
 
 
 def _check_str(
     df: pd.DataFrame, column: str, source: str, *, allow_empty: bool
-) -> np.ndarray | None:
+) -> LabelCodes | None:
     """Fail naming the rows of ``column`` that are not a str (missing values included) or,
     unless ``allow_empty``, are empty; the column's codes (see :func:`_str_codes`)."""
     values = df[column]
-    factorized = _str_codes(values)
-    if factorized is None:
+    labels = _str_codes(values)
+    if labels is None:
         bad = not_str(values.to_numpy(dtype=object))
         empty = np.asarray(values.to_numpy(dtype=object) == "", dtype=bool)
-        codes = None
     else:
-        codes, uniques = factorized
         # code -1 = a missing value (None, NaN): never a str, never ""
-        bad = np.append(not_str(uniques), True)[codes]
-        empty = np.append(uniques == "", False)[codes]
+        bad = np.append(not_str(labels.values), True)[labels.codes]
+        empty = np.append(labels.values == "", False)[labels.codes]
     if bad.any():
         _fail(source, column, "expected str values", _context(df, bad, column))
     if not allow_empty and empty.any():
         _fail(source, column, "empty string is not a valid value", _context(df, empty, column))
-    return codes
+    return labels
 
 
 def _to_float(df: pd.DataFrame, column: str, source: str) -> pd.Series:
@@ -338,23 +342,28 @@ def _fill_defaults(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def _duplicate_keys(df: pd.DataFrame, label_codes: list[np.ndarray | None]) -> np.ndarray:
+def _duplicate_keys(df: pd.DataFrame, labels: list[LabelCodes | None]) -> np.ndarray:
     """Rows sharing their :data:`KEY_COLUMNS` with another row.
 
-    ``label_codes``: the codes of the four label columns (:func:`_check_str`). With them, a
-    key is one integer (mixed radix of the codes and ``run``), compared exactly. Otherwise (or
-    if it would not fit in 63 bits) one 64-bit hash per key finds the candidates and only rows
-    whose hashes collide are compared exactly, so a collision never reports a false duplicate.
+    ``labels``: the codes of the four label columns (:func:`_check_str`). With them, a key is
+    one integer (mixed radix of the codes and ``run``), compared exactly: counted in a table of
+    every possible key when there are not many more of those than runs, else by pandas'
+    ``duplicated``. Otherwise (or if it would not fit in 63 bits) one 64-bit hash per key finds
+    the candidates and only rows whose hashes collide are compared exactly, so a collision
+    never reports a false duplicate.
     """
     run = df["run"].to_numpy(dtype=np.int64)
-    parts = [c for c in label_codes if c is not None]
-    if len(parts) == len(label_codes) and len(run):
+    parts = [c.codes for c in labels if c is not None]
+    if len(parts) == len(labels) and len(run):
         parts.append(run)
         sizes = [int(c.max()) + 1 for c in parts]
-        if math.prod(sizes) < 2**63:
+        n_keys = math.prod(sizes)
+        if n_keys < 2**63:
             key = np.zeros(len(run), dtype=np.int64)
             for codes, size in zip(parts, sizes, strict=True):
                 key = key * size + codes
+            if n_keys <= _KEY_TABLE_PER_RUN * len(run):
+                return np.bincount(key, minlength=n_keys)[key] > 1
             return np.asarray(pd.Series(key).duplicated(keep=False), dtype=bool)
     keys = df[list(KEY_COLUMNS)]
     hashed = pd.util.hash_pandas_object(keys, index=False)
@@ -403,6 +412,23 @@ def validate_run_table(runs: pd.DataFrame, *, source: str = "run table") -> pd.D
     >>> validate_run_table(runs)[["condition", "variant", "confidence_source"]].iloc[0].tolist()
     ['baseline', '', 'none']
     """
+    return coded_run_table(runs, source=source).table
+
+
+@dataclass(frozen=True)
+class CodedRunTable:
+    """A validated run table and its label columns as validation factorized them."""
+
+    table: pd.DataFrame
+    """What :func:`validate_run_table` returns."""
+    labels: Mapping[str, LabelCodes]
+    """``agent``, ``task_id``, ``condition`` and ``variant``: every run's code and the distinct
+    labels, in the table's row order."""
+
+
+def coded_run_table(runs: pd.DataFrame, *, source: str = "run table") -> CodedRunTable:
+    """:func:`validate_run_table`, with the label columns' codes it computed on the way (the
+    report reads them rather than hashing every label again)."""
     if not isinstance(runs, pd.DataFrame):
         raise RunTableError(f"{source}: expected a pandas DataFrame, got {type(runs).__name__}")
     missing = [c for c in _REQUIRED if c not in runs.columns]
@@ -414,10 +440,10 @@ def validate_run_table(runs: pd.DataFrame, *, source: str = "run table") -> pd.D
     # reset_index gives a new frame (copy-on-write on pandas 3, a copy before): the caller's
     # table is never changed, and no second whole-table copy is made
     df = _fill_defaults(runs.reset_index(drop=True))
-    label_codes = [
-        _check_str(df, column, source, allow_empty=column == "variant")
+    labels = {
+        column: _check_str(df, column, source, allow_empty=column == "variant")
         for column in KEY_COLUMNS[:-1]
-    ]
+    }
     df["run"] = _check_run(df, source)
     df["success"] = _check_success(df, source)
     score = _to_float(df, "score", source)
@@ -440,11 +466,13 @@ def validate_run_table(runs: pd.DataFrame, *, source: str = "run table") -> pd.D
     df["actions"] = _check_actions(df, source)
     df["violations"] = _check_violations(df, source)
     df["error"] = _check_error(df, source)
-    dup = _duplicate_keys(df, label_codes)
+    dup = _duplicate_keys(df, list(labels.values()))
     if dup.any():
         _fail(source, "run", f"duplicate run keys {list(KEY_COLUMNS)}", _context(df, dup, "run"))
     ordered = list(RUN_TABLE_COLUMNS) + [c for c in df.columns if c not in RUN_TABLE_COLUMNS]
-    return df[ordered]
+    # every label column factorized: a column that could not be (unhashable values) failed
+    coded = {name: codes for name, codes in labels.items() if codes is not None}
+    return CodedRunTable(df[ordered], coded)
 
 
 def run_key(record: Mapping[str, Any]) -> RunKey:

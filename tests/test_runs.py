@@ -337,10 +337,14 @@ def test_negative_integer_run_is_refused() -> None:
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_duplicate_keys_found_exactly_as_pandas_finds_them(seed: int) -> None:
-    # The integer key (codes of the labels and run), and the hash path it falls back to, both
-    # find exactly the rows pandas' own duplicated() finds on the key columns.
+def test_duplicate_keys_found_exactly_as_pandas_finds_them(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The integer key (codes of the labels and run) counted in a table of every possible key or
+    # by pandas, and the hash path it falls back to, all find exactly the rows pandas' own
+    # duplicated() finds on the key columns.
     from reliability_lab import runs as runs_module
+    from reliability_lab._labels import LabelCodes
 
     rng = np.random.default_rng(seed)
     n = 400
@@ -356,9 +360,12 @@ def test_duplicate_keys_found_exactly_as_pandas_finds_them(seed: int) -> None:
     )
     expected = df.duplicated(list(runs_module.KEY_COLUMNS), keep=False).to_numpy()
     assert expected.any() and not expected.all()
-    labels = [pd.factorize(df[c])[0].astype(np.int64) for c in runs_module.KEY_COLUMNS[:-1]]
+    labels: list[LabelCodes | None] = [LabelCodes.of(df[c]) for c in runs_module.KEY_COLUMNS[:-1]]
+    # 2 · 40 · 2 · 3 · 5 = 2400 possible keys: at most 8 per run, counted in a table
     np.testing.assert_array_equal(runs_module._duplicate_keys(df, labels), expected)
     np.testing.assert_array_equal(runs_module._duplicate_keys(df, [None] * 4), expected)
+    monkeypatch.setattr(runs_module, "_KEY_TABLE_PER_RUN", 0)  # now pandas' duplicated
+    np.testing.assert_array_equal(runs_module._duplicate_keys(df, labels), expected)
 
 
 def test_unhashable_label_is_named() -> None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from reliability_lab._labels import LabelCodes
 from reliability_lab.errors import RunTableError, UndefinedMetricWarning
 from reliability_lab.metrics.profiles import MetricProfile, get_profile, with_resources
 from reliability_lab.metrics.registry import (
@@ -32,7 +33,7 @@ from reliability_lab.report._spread import spread_notes
 from reliability_lab.report._taskstats import TaskStats
 from reliability_lab.report._within import RunResampler
 from reliability_lab.report.robustness import robustness_table
-from reliability_lab.runs import BASELINE, is_infrastructure_error, validate_run_table
+from reliability_lab.runs import BASELINE, coded_run_table, is_infrastructure_error
 
 __all__ = ["BOOTSTRAPS", "UNDEFINED_SHARE_WARN", "reliability_report", "robustness_by_variant"]
 
@@ -118,23 +119,25 @@ def _explain(row: dict[str, Any], names: list[str]) -> list[str]:
 
 def _agent_row(
     agent: str,
-    runs: pd.DataFrame,
-    profile: MetricProfile,
-    n_boot: int,
-    confidence_level: float,
-    seed: int,
-    bootstrap: str,
+    table: pd.DataFrame,
+    rows: np.ndarray | None,
+    checked: _Checked,
+    options: _Options,
 ) -> tuple[dict[str, Any], list[str]]:
-    """The agent's report row and the texts of the warnings it raises."""
-    infra = is_infrastructure_error(runs["error"])
+    """The report row of the agent whose runs are the rows ``rows`` of the validated ``table``
+    (all if None), and the texts of the warnings it raises."""
+    infra = checked.infra if rows is None else checked.infra[rows]
     # the runs the metrics use, as row positions: leaving runs out never copies the table
-    rows = np.flatnonzero(~infra) if infra.any() else None
-    baseline = (runs["condition"] == BASELINE).to_numpy()
+    if rows is None:
+        used = np.flatnonzero(~infra) if infra.any() else None
+    else:
+        used = rows[~infra]
+    baseline = checked.baseline if used is None else checked.baseline[used]
     row: dict[str, Any] = {
         "agent": agent,
         "n_tasks": 0,
-        "n_runs": len(runs) if rows is None else len(rows),
-        "n_baseline_runs": int(baseline.sum() if rows is None else baseline[rows].sum()),
+        "n_runs": len(baseline),
+        "n_baseline_runs": int(baseline.sum()),
         "n_infra_errors": int(infra.sum()),
     }
     if row["n_runs"] == 0:
@@ -142,24 +145,56 @@ def _agent_row(
         return row | {m: math.nan for m in METRICS} | {"why_undefined": reason}, [
             f"{reason}; all metrics are NaN"
         ]
-    stats = TaskStats.build(runs, profile, rows)
+    profile = options.profile
+    stats = TaskStats.build(table, profile, used, checked.labels)
     row["n_tasks"] = stats.n_tasks  # tasks with at least one non-infrastructure run
     point = point_estimates(stats)
     row.update(point)
     for name in _TERMS_RECORDED:
         row[f"{name}_terms"] = "+".join(terms_used(name, row))
     notes = _explain(row, list(point)) + spread_notes(stats)
-    if n_boot > 0:
-        resampler = RunResampler.build(runs, stats, profile) if bootstrap == "two-level" else None
-        rng = agent_rng(seed, agent)
-        intervals = _bootstrap(stats, n_boot, 1 - confidence_level, rng, resampler, point)
-        notes += _add_intervals(row, point, intervals, n_boot)
+    if options.n_boot > 0:
+        two_level = options.bootstrap == "two-level"
+        resampler = RunResampler.build(table, stats, profile) if two_level else None
+        rng = agent_rng(options.seed, agent)
+        alpha = 1 - options.confidence_level
+        intervals = _bootstrap(stats, options.n_boot, alpha, rng, resampler, point)
+        notes += _add_intervals(row, point, intervals, options.n_boot)
         if stats.n_tasks < 2:
             notes.append(
                 "one task: a bootstrap over tasks cannot vary, so every interval is undefined "
                 "(NaN); run more tasks"
             )
     return row, notes
+
+
+@dataclass(frozen=True)
+class _Options:
+    profile: MetricProfile
+    n_boot: int
+    confidence_level: float
+    seed: int
+    bootstrap: str
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """What validation and one pass over the table give every agent's row."""
+
+    labels: Mapping[str, LabelCodes]  # every row's label codes (coded_run_table)
+    infra: np.ndarray  # every row: an infrastructure error
+    baseline: np.ndarray  # every row: a baseline run
+
+    def agents(self) -> Iterator[tuple[str, np.ndarray | None]]:
+        """Each agent, in sorted order, with its rows (None: one agent, every row)."""
+        codes, agents = self.labels["agent"].sorted_codes()
+        if len(agents) == 1:
+            yield str(agents[0]), None
+            return
+        order = np.argsort(codes, kind="stable")
+        ends = np.cumsum(np.bincount(codes, minlength=len(agents)))
+        for agent, part in zip(agents, np.split(order, ends[:-1]), strict=True):
+            yield str(agent), part
 
 
 def _add_intervals(
@@ -276,20 +311,22 @@ def reliability_report(
     """
     prof = with_resources(get_profile(profile), resources)
     _check_options(n_boot, confidence_level, bootstrap)
-    table = validate_run_table(runs, source="runs")
+    coded = coded_run_table(runs, source="runs")
+    table = coded.table
     if table.empty:
         raise RunTableError("runs: the run table is empty; a report needs at least one run")
+    checked = _Checked(
+        labels=coded.labels,
+        infra=is_infrastructure_error(table["error"]),
+        baseline=coded.labels["condition"].equals(BASELINE),
+    )
+    options = _Options(prof, int(n_boot), float(confidence_level), int(seed), bootstrap)
     rows = []
-    agents = table["agent"].unique()
-    # one agent: its runs are the table (a group would be a copy of every column)
-    groups = [(agents[0], table)] if len(agents) == 1 else table.groupby("agent", sort=True)
-    for agent, group in groups:
-        row, notes = _agent_row(
-            str(agent), group, prof, int(n_boot), float(confidence_level), int(seed), bootstrap
-        )
+    for agent, agent_rows in checked.agents():
+        row, notes = _agent_row(agent, table, agent_rows, checked, options)
         rows.append(row)
         for note in notes:
-            warnings.warn(f"agent {str(agent)!r}: {note}", UndefinedMetricWarning, stacklevel=2)
+            warnings.warn(f"agent {agent!r}: {note}", UndefinedMetricWarning, stacklevel=2)
     report = pd.DataFrame(rows).set_index("agent")
     metrics = [m for m in REPORT_METRICS if m in METRICS or m in report.columns]
     columns = [

@@ -16,12 +16,14 @@ the aggregates of both from the same code.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from reliability_lab._labels import LabelCodes
 from reliability_lab.errors import RunTableError
 from reliability_lab.metrics._arrays import Groups
 from reliability_lab.metrics.consistency import (
@@ -125,12 +127,12 @@ class Pooled:
         codes: np.ndarray,
         n_units: int,
         profile: MetricProfile,
-        rows: np.ndarray | None = None,
+        rows: np.ndarray | None,
+        condition: LabelCodes,
     ) -> Pooled:
         """Sums per unit of the *non-infrastructure* runs: the rows ``rows`` of ``runs`` (all
-        if None); ``codes`` = the unit of each of those runs."""
-        condition = _values(runs, "condition", rows)
-        base = condition == BASELINE
+        if None); ``codes`` = the unit of each of those runs, ``condition`` their conditions."""
+        base = condition.equals(BASELINE)
         bcodes = codes[base]
         success = _values(runs, "success", rows, bool)
         y = success[base]
@@ -139,7 +141,7 @@ class Pooled:
         c, yc, cc = conf[has_conf], y[has_conf], bcodes[has_conf]
         conditions = {}
         for name in PERTURBATION_CONDITIONS:
-            mask = condition == name
+            mask = condition.equals(name)
             conditions[name] = (
                 np.bincount(codes[mask], minlength=n_units).astype(float),
                 np.bincount(codes[mask], weights=success[mask].astype(float), minlength=n_units),
@@ -257,11 +259,12 @@ class BaselineRuns:
         codes: np.ndarray,
         n_tasks: int,
         profile: MetricProfile,
-        rows: np.ndarray | None = None,
+        rows: np.ndarray | None,
+        condition: LabelCodes,
     ) -> BaselineRuns:
         """From the non-infrastructure runs — the rows ``rows`` of ``runs`` (all if None) —
-        and their task codes (``0 … n_tasks − 1``)."""
-        base = np.flatnonzero(_values(runs, "condition", rows) == BASELINE)
+        their task codes (``0 … n_tasks − 1``) and their conditions."""
+        base = np.flatnonzero(condition.equals(BASELINE))
         order = base[np.argsort(codes[base], kind="stable")]
         task = codes[order]
         rows = order if rows is None else rows[order]
@@ -323,32 +326,42 @@ class TaskStats:
     per_task: dict[str, np.ndarray]
     baseline: BaselineRuns
     codes: np.ndarray  # task code of every run the statistics are of (``rows`` of the table)
+    condition: LabelCodes  # the condition of each of those runs
     session_names: tuple[str, ...] = field(default_factory=tuple)
     rows: np.ndarray | None = None  # the rows of the table given to build (None = all)
 
     @classmethod
     def build(
-        cls, runs: pd.DataFrame, profile: MetricProfile, rows: np.ndarray | None = None
+        cls,
+        runs: pd.DataFrame,
+        profile: MetricProfile,
+        rows: np.ndarray | None = None,
+        labels: Mapping[str, LabelCodes] | None = None,
     ) -> TaskStats:
         """Statistics from the *non-infrastructure* runs of one agent (validated table): the
         rows ``rows`` of ``runs`` (positions; all if None), so that leaving runs out never
-        copies the table.
+        copies the table. ``labels``: the ``task_id`` and ``condition`` codes of every row of
+        ``runs`` as validation made them (:func:`~reliability_lab.runs.coded_run_table`);
+        factorized here if not given.
 
         Tasks are coded in sorted label order (``0 … n_tasks − 1``).
         """
-        codes, labels = pd.factorize(_values(runs, "task_id", rows), sort=True)
-        codes = np.asarray(codes, dtype=np.intp)
-        n_tasks = len(labels)
-        baseline = BaselineRuns.build(runs, codes, n_tasks, profile, rows)
+        if labels is None:
+            labels = {name: LabelCodes.of(runs[name]) for name in ("task_id", "condition")}
+        codes, task_labels = labels["task_id"].sorted_codes(rows)
+        condition = labels["condition"].take(rows)
+        n_tasks = len(task_labels)
+        baseline = BaselineRuns.build(runs, codes, n_tasks, profile, rows, condition)
         groups = Groups(codes=baseline.task, labels=np.arange(n_tasks))
         per_task = baseline.per_group(None, groups)
         per_task["C_traj_d"], per_task["C_traj_s"] = baseline.pairs.per_task()
         return cls(
             n_tasks=n_tasks,
-            pooled=Pooled.build(runs, codes, n_tasks, profile, rows),
+            pooled=Pooled.build(runs, codes, n_tasks, profile, rows, condition),
             per_task=per_task,
             baseline=baseline,
             codes=codes,
+            condition=condition,
             session_names=tuple(baseline.session),
             rows=rows,
         )

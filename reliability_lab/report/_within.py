@@ -86,7 +86,12 @@ class RunResampler:
         return cls(
             stats=stats,
             pooled=Pooled.build(
-                runs, np.asarray(unit_codes, dtype=np.intp), len(unit_keys), profile, stats.rows
+                runs,
+                np.asarray(unit_codes, dtype=np.intp),
+                len(unit_keys),
+                profile,
+                stats.rows,
+                stats.condition,
             ),
             units_per_task=units_per_task,
             unit_start=unit_start,

@@ -143,3 +143,21 @@ def test_infrastructure_runs_count_as_if_absent(bootstrap: str) -> None:
     assert got.loc["b", "n_tasks"] == 5  # t5 of b has only infrastructure errors
     same = [c for c in got.columns if c != "n_infra_errors"]
     pd.testing.assert_frame_equal(got[same], expected[same].astype(got[same].dtypes))
+
+
+@pytest.mark.parametrize("bootstrap", ["tasks", "two-level"])
+def test_each_agent_as_if_alone_whatever_the_row_order(bootstrap: str) -> None:
+    # The report reads each agent's runs by row position in the validated table (its label
+    # codes, no group copies). Rows of the two agents interleaved at random, labels sharing
+    # tasks: each agent's row must equal the report of its runs alone, intervals included.
+    runs = _with_infrastructure_errors(4)
+    shuffled = runs.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    assert shuffled["agent"].iloc[:10].nunique() == 2  # interleaved
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        together = rl.reliability_report(shuffled, n_boot=150, seed=2, bootstrap=bootstrap)
+        for agent in ("a", "b"):
+            alone = rl.reliability_report(
+                runs[runs["agent"] == agent], n_boot=150, seed=2, bootstrap=bootstrap
+            )
+            pd.testing.assert_frame_equal(together.loc[[agent]], alone)
