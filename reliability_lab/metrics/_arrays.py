@@ -143,10 +143,10 @@ class Groups:
 def as_groups(task_id: Any, name: str = "task_id") -> Groups:
     """Validate task labels (no missing values) and factorise them."""
     arr = _as_1d(task_id, name)
-    missing = pd.isna(arr)
-    if np.any(missing):
-        raise ValueError(f"{name}: missing task labels at {_show(arr, np.asarray(missing))}")
     codes, labels = pd.factorize(arr, sort=False)
+    missing = codes < 0  # None, NaN, NaT, pd.NA: what pd.isna calls missing
+    if missing.any():
+        raise ValueError(f"{name}: missing task labels at {_show(arr, missing)}")
     return Groups(codes=np.asarray(codes, dtype=np.intp), labels=np.asarray(labels))
 
 

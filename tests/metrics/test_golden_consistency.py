@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.spatial.distance import jensenshannon
 
@@ -473,3 +474,27 @@ def test_action_symbols_skip_surrogates_and_stay_distinct() -> None:
     text.encode("utf-8")  # valid code points only
     huge = _Coded(np.array([sys.maxunicode]), np.array([1]), 1)
     assert huge.strings() is None
+
+
+def test_traj_s_symbols_as_integer_lists_when_characters_run_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # With more distinct actions than code points, edit distances run on lists of integer
+    # symbols: the same values as on strings.
+    from reliability_lab.metrics.trajectory import _Coded
+
+    rng = np.random.default_rng(3)
+    names = [f"tool_{i}" for i in range(30)]
+    n = 200
+    tasks = [f"t{i}" for i in rng.integers(0, 15, size=n)]
+    success = (rng.random(n) < 0.8).tolist()
+    actions = [list(rng.choice(names, size=rng.integers(0, 12))) for _ in range(n)]
+    as_text = trajectory_sequence_consistency(actions, tasks, success)
+    monkeypatch.setattr(_Coded, "strings", lambda self: None)
+    assert trajectory_sequence_consistency(actions, tasks, success) == as_text
+
+
+@pytest.mark.parametrize("missing", [None, float("nan"), pd.NA, pd.NaT, np.datetime64("NaT")])
+def test_missing_task_label_of_any_kind_is_named(missing: object) -> None:
+    with pytest.raises(ValueError, match=r"task_id: missing task labels at \[1\]="):
+        outcome_consistency([1, 0, 1], np.array(["t", missing, "u"], dtype=object))
