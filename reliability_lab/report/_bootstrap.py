@@ -77,7 +77,7 @@ def paired_replicates(
     draws: list[dict[str, list[np.ndarray]]] = [{} for _ in stats]
     for counts in task_counts(n_tasks, n_boot, rng):
         for side, one in zip(draws, stats, strict=True):
-            for name, value in one.evaluate(counts.astype(float)).items():
+            for name, value in one.evaluate(counts).items():
                 side.setdefault(name, []).append(value)
     return [{name: np.concatenate(chunks) for name, chunks in side.items()} for side in draws]
 

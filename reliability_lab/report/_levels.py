@@ -23,6 +23,7 @@ Two ways to a replicate's counts, both exact (whole numbers, integers when the w
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -113,6 +114,46 @@ class _Running:
             rate=np.nan_to_num(rate),
             variable=np.flatnonzero(np.isnan(rate)),
         )
+
+
+@dataclass(frozen=True)
+class _Sparse:
+    pos: Any  # blocks × units, CSR: successes of each unit in each block
+    neg: Any
+    rate: np.ndarray  # per block: its error rate where every replicate has the same; else 0
+    variable: np.ndarray  # blocks whose error rate depends on the weights
+
+    def counts(self, w: np.ndarray) -> LevelCounts:
+        wt = np.ascontiguousarray(w.T)  # units × replicates: what a CSR product reads
+        pos_b, neg_b = self.pos @ wt, self.neg @ wt  # blocks × replicates
+        n_b = pos_b + neg_b
+        # running sums down the blocks: each step adds one row of replicates (vectorised)
+        through = np.cumsum(n_b, axis=0).T.copy()
+        neg_through = np.cumsum(neg_b, axis=0).T.copy()
+        n, neg = n_b.T.copy(), neg_b.T.copy()
+        rate_through = through * self.rate
+        if len(self.variable):
+            v_n, v_neg = n[:, self.variable], neg[:, self.variable]
+            v_rate = np.divide(v_neg, v_n, out=np.zeros(v_n.shape), where=v_n > 0)
+            rate_through[:, self.variable] = v_rate * through[:, self.variable]
+        total, n_neg = through[:, -1], neg_through[:, -1]
+        return LevelCounts(
+            pos_b.T.copy(), neg, n, through, neg_through, total - n_neg, n_neg, total, rate_through
+        )
+
+    @classmethod
+    def build(
+        cls, block: np.ndarray, y: np.ndarray, codes: np.ndarray, n_blocks: int, n_units: int
+    ) -> _Sparse:
+        from scipy import sparse
+
+        running = _Running.build(block, y, codes, n_blocks)
+        shape = (n_blocks, n_units)
+        ones = np.ones(len(y), dtype=np.int64)
+        tables = [sparse.csr_matrix((ones[m], (block[m], codes[m])), shape=shape) for m in (y, ~y)]
+        for t in tables:
+            t.sum_duplicates()
+        return cls(tables[0], tables[1], running.rate, running.variable)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -62,14 +63,6 @@ PER_TASK_METRICS = tuple(
 _CELL_BUDGET = 500_000  # replicates × levels (or runs) at once: ~4 MB arrays stay near the cache
 
 
-def _weighted_mean_over_tasks(weights: np.ndarray, per_task: np.ndarray) -> np.ndarray:
-    defined = ~np.isnan(per_task)
-    num = weights @ np.where(defined, per_task, 0.0)
-    den = weights @ defined.astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / den, np.nan)
-
-
 def _session_scores(runs: pd.DataFrame, name: str) -> np.ndarray:
     values = pd.to_numeric(runs[name], errors="coerce").to_numpy(dtype=float)
     bad = (np.isnan(values) & runs[name].notna().to_numpy()) | (values < 0) | (values > 1)
@@ -100,6 +93,31 @@ def _nanmean_rows(*columns: np.ndarray, weights: tuple[float, ...] | None = None
     num = (np.where(avail, stack, 0.0) * w[:, None]).sum(axis=0)
     den = (avail * w[:, None]).sum(axis=0)
     return _ratio(num, den)
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """Per-unit vectors (and tables) stacked as the columns of one matrix, so that every
+    replicate's weighted sums are one matrix product: ``w`` is read once, not once per sum."""
+
+    matrix: np.ndarray  # units × columns
+    parts: dict[str, slice | int]
+
+    @classmethod
+    def of(cls, named: dict[str, np.ndarray]) -> _Columns:
+        blocks, parts, start = [], {}, 0
+        for name, values in named.items():
+            block = values.reshape(len(values), -1)
+            width = block.shape[1]
+            parts[name] = start if values.ndim == 1 else slice(start, start + width)
+            blocks.append(block)
+            start += width
+        return cls(np.hstack(blocks).astype(float), parts)
+
+    def sums(self, w: np.ndarray) -> dict[str, np.ndarray]:
+        """Every named weighted sum for each row of ``w`` (replicates × units)."""
+        product = w @ self.matrix
+        return {name: product[:, part] for name, part in self.parts.items()}
 
 
 @dataclass
@@ -194,23 +212,46 @@ class Pooled:
             np.bincount(codes, weights=harm, minlength=n_units),
         )
 
+    @cached_property
+    def _columns(self) -> _Columns:
+        named = {
+            "n_base": self.n_base,
+            "succ_base": self.succ_base,
+            "conf_n": self.conf_n,
+            "conf_sse": self.conf_sse,
+            "bin_count": self.bins[0],
+            "bin_conf": self.bins[1],
+            "bin_acc": self.bins[2],
+            "runs_with_confidence": self.levels.runs_per_unit,
+            "safety_runs": self.safety[0],
+            "safety_violating": self.safety[1],
+            "safety_weight": self.safety[2],
+        }
+        for condition, (n, s) in self.conditions.items():
+            named[f"{condition}_n"], named[f"{condition}_s"] = n, s
+        return _Columns.of(named)
+
     def evaluate(self, w: np.ndarray) -> dict[str, np.ndarray]:
-        """The pooled metrics for each row of unit multiplicities ``w``."""
+        """The pooled metrics for each row of unit multiplicities ``w`` (an integer array:
+        whole multiplicities; else floats, whole or not)."""
+        sums = self._columns.sums(w.astype(float, copy=False))
         out: dict[str, np.ndarray] = {}
-        acc = _ratio(w @ self.succ_base, w @ self.n_base)
+        acc = _ratio(sums["succ_base"], sums["n_base"])
         out["accuracy"] = acc
-        out["P_brier"] = 1.0 - _ratio(w @ self.conf_sse, w @ self.conf_n)
-        count, sum_conf, sum_acc = (w @ b for b in self.bins)
-        out["P_cal"] = 1.0 - ece_from_bins(count, sum_conf, sum_acc)
-        out["P_auroc"], out["P_rc"] = self._ranking(w)
+        out["P_brier"] = 1.0 - _ratio(sums["conf_sse"], sums["conf_n"])
+        out["P_cal"] = 1.0 - ece_from_bins(sums["bin_count"], sums["bin_conf"], sums["bin_acc"])
+        out["P_auroc"], out["P_rc"] = self._ranking(w, sums["runs_with_confidence"])
         for condition, metric in PERTURBATION_CONDITIONS.items():
-            n, s = self.conditions[condition]
-            out[metric] = robustness_from_accuracy(acc, _ratio(w @ s, w @ n))
-        n_runs, n_viol, weight_sum = (w @ x for x in self.safety)
-        out["S_comp"], out["S_harm"], out["R_saf"] = safety_from_counts(n_runs, n_viol, weight_sum)
+            ratio = _ratio(sums[f"{condition}_s"], sums[f"{condition}_n"])
+            out[metric] = robustness_from_accuracy(acc, ratio)
+        out["S_comp"], out["S_harm"], out["R_saf"] = safety_from_counts(
+            sums["safety_runs"], sums["safety_violating"], sums["safety_weight"]
+        )
         return out
 
-    def _ranking(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _ranking(self, w: np.ndarray, totals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """P_auroc and P_rc of each row of ``w``; ``totals``: each row's runs with a
+        confidence (``w @ levels.runs_per_unit``)."""
         levels = self.levels
         if levels.n_levels == 0:
             nan = np.full(len(w), np.nan)
@@ -219,8 +260,8 @@ class Pooled:
         rc = np.empty(len(w))
         # Weights are whole multiplicities, so every running count is a whole number no
         # larger than the replicate's total: the harmonic numbers come from one table.
-        whole = bool(np.array_equal(w, np.round(w)))
-        harmonic = harmonic_table(int((w @ levels.runs_per_unit).max())) if whole else None
+        whole = w.dtype.kind in "iu" or bool(np.array_equal(w, np.round(w)))
+        harmonic = harmonic_table(int(np.round(totals.max()))) if whole else None
         step = max(1, _CELL_BUDGET // levels.width)
         for start in range(0, len(w), step):
             part = slice(start, start + step)
@@ -366,11 +407,23 @@ class TaskStats:
             rows=rows,
         )
 
+    @cached_property
+    def _per_task_columns(self) -> _Columns:
+        """Per defined task value: the value (0 where undefined) and 1 (0 where undefined)."""
+        named = {}
+        for name in (*PER_TASK_METRICS, *self.session_names):
+            defined = ~np.isnan(self.per_task[name])
+            named[f"{name}_sum"] = np.where(defined, self.per_task[name], 0.0)
+            named[f"{name}_n"] = defined.astype(float)
+        return _Columns.of(named)
+
     def evaluate(self, weights: np.ndarray) -> dict[str, np.ndarray]:
-        """Every metric for each row of ``weights`` (replicates × tasks)."""
-        w = np.atleast_2d(np.asarray(weights, dtype=float))
+        """Every metric for each row of ``weights`` (replicates × tasks): task multiplicities,
+        as integers (whole numbers, known without a check) or floats."""
+        w = np.atleast_2d(np.asarray(weights))
+        sums = self._per_task_columns.sums(w.astype(float, copy=False))
         means = {
-            name: _weighted_mean_over_tasks(w, self.per_task[name])
+            name: _ratio(sums[f"{name}_sum"], sums[f"{name}_n"])
             for name in (*PER_TASK_METRICS, *self.session_names)
         }
         return self.combine(self.pooled.evaluate(w), means)
