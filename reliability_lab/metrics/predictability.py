@@ -276,9 +276,9 @@ def aurc_from_counts(c: LevelCounts, harmonic: Harmonic = _harmonic) -> tuple[np
         if c.rate_through is None:
             rate = np.divide(c.neg, c.n, out=np.zeros(c.n.shape), where=c.n > 0)
             rate *= c.through
+            np.subtract(c.neg_through, rate, out=rate)
         else:
-            rate = c.rate_through.copy()
-        np.subtract(c.neg_through, rate, out=rate)
+            rate = c.neg_through - c.rate_through
         aurc = (c.n_neg + _dot(dh, rate)) / c.total
         ideal = (c.n_neg - c.n_pos * (harmonic(c.total) - harmonic(c.n_pos))) / c.total
         e_max = c.n_neg / c.total - ideal

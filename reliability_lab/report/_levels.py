@@ -23,7 +23,6 @@ Two ways to a replicate's counts, both exact (whole numbers, integers when the w
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -45,15 +44,18 @@ def _block_of_level(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
 
 def _running(w: np.ndarray, unit: np.ndarray) -> np.ndarray:
     """(replicates × (runs + 1)) running sums of the runs' unit weights, from 0."""
-    out = np.zeros((len(w), len(unit) + 1), dtype=w.dtype)
-    np.cumsum(np.take(w, unit, axis=1), axis=1, out=out[:, 1:])
+    out = np.empty((len(w), len(unit) + 1), dtype=w.dtype)
+    out[:, 0] = 0
+    np.take(w, unit, axis=1, out=out[:, 1:])
+    np.cumsum(out[:, 1:], axis=1, out=out[:, 1:])
     return out
 
 
 def _through(values: np.ndarray) -> np.ndarray:
     """Per-level amounts from their running sums (last axis)."""
-    out = values.copy()
-    out[:, 1:] -= values[:, :-1]
+    out = np.empty_like(values)
+    out[:, 0] = values[:, 0]
+    np.subtract(values[:, 1:], values[:, :-1], out=out[:, 1:])
     return out
 
 
@@ -114,46 +116,6 @@ class _Running:
             rate=np.nan_to_num(rate),
             variable=np.flatnonzero(np.isnan(rate)),
         )
-
-
-@dataclass(frozen=True)
-class _Sparse:
-    pos: Any  # blocks × units, CSR: successes of each unit in each block
-    neg: Any
-    rate: np.ndarray  # per block: its error rate where every replicate has the same; else 0
-    variable: np.ndarray  # blocks whose error rate depends on the weights
-
-    def counts(self, w: np.ndarray) -> LevelCounts:
-        wt = np.ascontiguousarray(w.T)  # units × replicates: what a CSR product reads
-        pos_b, neg_b = self.pos @ wt, self.neg @ wt  # blocks × replicates
-        n_b = pos_b + neg_b
-        # running sums down the blocks: each step adds one row of replicates (vectorised)
-        through = np.cumsum(n_b, axis=0).T.copy()
-        neg_through = np.cumsum(neg_b, axis=0).T.copy()
-        n, neg = n_b.T.copy(), neg_b.T.copy()
-        rate_through = through * self.rate
-        if len(self.variable):
-            v_n, v_neg = n[:, self.variable], neg[:, self.variable]
-            v_rate = np.divide(v_neg, v_n, out=np.zeros(v_n.shape), where=v_n > 0)
-            rate_through[:, self.variable] = v_rate * through[:, self.variable]
-        total, n_neg = through[:, -1], neg_through[:, -1]
-        return LevelCounts(
-            pos_b.T.copy(), neg, n, through, neg_through, total - n_neg, n_neg, total, rate_through
-        )
-
-    @classmethod
-    def build(
-        cls, block: np.ndarray, y: np.ndarray, codes: np.ndarray, n_blocks: int, n_units: int
-    ) -> _Sparse:
-        from scipy import sparse
-
-        running = _Running.build(block, y, codes, n_blocks)
-        shape = (n_blocks, n_units)
-        ones = np.ones(len(y), dtype=np.int64)
-        tables = [sparse.csr_matrix((ones[m], (block[m], codes[m])), shape=shape) for m in (y, ~y)]
-        for t in tables:
-            t.sum_duplicates()
-        return cls(tables[0], tables[1], running.rate, running.variable)
 
 
 @dataclass(frozen=True)

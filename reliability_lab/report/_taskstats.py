@@ -265,7 +265,7 @@ class Pooled:
         step = max(1, _CELL_BUDGET // levels.width)
         for start in range(0, len(w), step):
             part = slice(start, start + step)
-            counts = levels.counts(w[part].astype(np.int64) if whole else w[part])
+            counts = levels.counts(w[part].astype(np.int64, copy=False) if whole else w[part])
             auroc[part] = auroc_from_counts(counts)
             if self.rc_variant == "grid":
                 rc[part] = rc_score_grid_from_counts(counts)
