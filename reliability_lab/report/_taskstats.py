@@ -60,7 +60,7 @@ __all__ = ["PER_TASK_METRICS", "BaselineRuns", "Pooled", "TaskStats"]
 PER_TASK_METRICS = tuple(
     m.symbol for m in METRIC_REGISTRY.values() if m.per_task and m.dimension != "session"
 )
-_CELL_BUDGET = 500_000  # replicates × levels (or runs) at once: ~4 MB arrays stay near the cache
+_CELL_BUDGET = 100_000  # replicates × levels (or runs) at once: ~0.8 MB arrays stay in L2
 
 
 def _session_scores(runs: pd.DataFrame, name: str) -> np.ndarray:
