@@ -180,8 +180,13 @@ def encode_actions(values: Any) -> EncodedActions:
     if not flat.is_list.all():
         return EncodedActions(None, not_list=~flat.is_list)
     items = flat.items
-    bad = not_str(items)
-    if bad.any():
+    try:  # types are checked on the distinct names, once each
+        codes, vocabulary = pd.factorize(items)
+        valid = not (codes < 0).any() and not not_str(np.asarray(vocabulary, dtype=object)).any()
+    except TypeError:  # an unhashable name (a list where a str belongs)
+        valid = False
+    if not valid:
+        bad = not_str(items)
         missing = bad & np.asarray(pd.isna(items), dtype=bool)
         per_run = np.zeros((2, len(flat.is_list)), dtype=bool)
         per_run[0, flat.run[missing]] = True
@@ -192,5 +197,4 @@ def encode_actions(values: Any) -> EncodedActions:
             not_str=per_run[1] if per_run[1].any() else None,
         )
     offsets = np.concatenate(([0], np.cumsum(flat.lengths)))
-    codes, vocabulary = pd.factorize(items)
     return EncodedActions(ActionsArray(codes, offsets, np.asarray(vocabulary, dtype=object)))

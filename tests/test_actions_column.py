@@ -105,6 +105,9 @@ def test_parquet_round_trip() -> None:
         (["a", None], "missing", "missing action name"),
         (["a", float("nan")], "missing", "missing action name"),
         (["a", 3], "not_str", "every action must be a str"),
+        (["a", ["b"]], "not_str", "every action must be a str"),  # unhashable
+        (["a", b"b"], "not_str", "every action must be a str"),
+        (["a", pd.NA], "missing", "missing action name"),
     ],
 )
 def test_bad_entries_are_named(entry: Any, mask: str, message: str) -> None:
