@@ -42,10 +42,14 @@ class LabelCodes:
 
     @classmethod
     def of(cls, column: pd.Series | np.ndarray) -> LabelCodes:
-        """Factorize a column of labels (hashable values; missing values get code −1)."""
+        """Factorize a column of labels (hashable values; missing values get code −1).
+
+        Codes are 32-bit while the labels are fewer than 2³¹ (4 bytes a run: the report keeps
+        them while it works)."""
         values = column.to_numpy(dtype=object) if isinstance(column, pd.Series) else column
         codes, uniques = pd.factorize(values)
-        return cls(np.asarray(codes, dtype=np.intp), np.asarray(uniques, dtype=object))
+        narrow = np.int32 if len(uniques) < 2**31 - 1 else np.intp
+        return cls(codes.astype(narrow), np.asarray(uniques, dtype=object))
 
     def take(self, rows: np.ndarray | None) -> LabelCodes:
         """The codes of the runs ``rows`` (positions; all if None), the same values."""
