@@ -74,12 +74,22 @@ def paired_replicates(
     """``n_boot`` replicates of every metric of each of ``stats``, all on the *same* task
     resamples (the stats must describe the same tasks in the same order)."""
     n_tasks = stats[0].n_tasks
+    # every chunk's matrix products first, one after the other, then the rest chunk by chunk
+    # (TaskStats.sums says why); the counts are kept meanwhile in the smallest integer type
+    chunks = [_compact(counts) for counts in task_counts(n_tasks, n_boot, rng)]
+    sums = [[one.sums(counts) for one in stats] for counts in chunks]
     draws: list[dict[str, list[np.ndarray]]] = [{} for _ in stats]
-    for counts in task_counts(n_tasks, n_boot, rng):
-        for side, one in zip(draws, stats, strict=True):
-            for name, value in one.evaluate(counts).items():
+    for counts, chunk_sums in zip(chunks, sums, strict=True):
+        for side, one, one_sums in zip(draws, stats, chunk_sums, strict=True):
+            for name, value in one.evaluate(counts, one_sums).items():
                 side.setdefault(name, []).append(value)
     return [{name: np.concatenate(chunks) for name, chunks in side.items()} for side in draws]
+
+
+def _compact(counts: np.ndarray) -> np.ndarray:
+    """Multiplicities in the smallest unsigned type that holds them (1 byte each, nearly
+    always: a task drawn 256 times in one resample needs thousands of tasks to be likely)."""
+    return counts.astype(np.min_scalar_type(int(counts.max())) if counts.size else np.uint8)
 
 
 def bootstrap_replicates(

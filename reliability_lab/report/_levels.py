@@ -14,7 +14,7 @@ every position). Continuous confidences leave about 40 % as many blocks as level
 Two ways to a replicate's counts, both exact (whole numbers, integers when the weights are):
 
 * few blocks (a coarse confidence grid): a dense (replicates × units) @ (units × blocks)
-  product per outcome;
+  product per outcome, made with the report's other weighted sums (one matrix product);
 * many blocks: the unit weight of every success (and every failure) in confidence order,
   one running sum over them, read at each block's end — the running sums the metrics need
   anyway, with no (replicates × cells) intermediate and no segment sums.
@@ -28,7 +28,7 @@ import numpy as np
 
 from reliability_lab.metrics.predictability import LevelCounts, level_counts
 
-__all__ = ["Levels"]
+__all__ = ["DENSE_SUMS", "Levels"]
 
 #: Largest units × blocks held as two dense float matrices (2 × 16 MB); above it, running sums.
 _DENSE_CELLS = 2_000_000
@@ -59,15 +59,21 @@ def _through(values: np.ndarray) -> np.ndarray:
     return out
 
 
+#: The names of the dense kernel's per-unit tables among the report's weighted sums.
+DENSE_SUMS = ("level_pos", "level_neg")
+
+
 @dataclass(frozen=True)
 class _Dense:
     pos: np.ndarray  # units × blocks
     neg: np.ndarray
 
-    def counts(self, w: np.ndarray) -> LevelCounts:
-        wf = w.astype(float)
-        pos, neg = wf @ self.pos, wf @ self.neg
-        if w.dtype.kind in "iu":
+    def tables(self) -> dict[str, np.ndarray]:
+        return dict(zip(DENSE_SUMS, (self.pos, self.neg), strict=True))
+
+    def counts(self, w: np.ndarray, sums: dict[str, np.ndarray]) -> LevelCounts:
+        pos, neg = (sums[name] for name in DENSE_SUMS)  # w @ pos, w @ neg
+        if w.dtype.kind in "iu":  # whole numbers, exactly (far below 2^53)
             pos, neg = pos.astype(np.int64), neg.astype(np.int64)
         return LevelCounts.of(pos, neg)
 
@@ -81,7 +87,10 @@ class _Running:
     rate: np.ndarray  # per block: its error rate where every replicate has the same; else 0
     variable: np.ndarray  # blocks whose error rate depends on the weights
 
-    def counts(self, w: np.ndarray) -> LevelCounts:
+    def tables(self) -> dict[str, np.ndarray]:
+        return {}
+
+    def counts(self, w: np.ndarray, sums: dict[str, np.ndarray]) -> LevelCounts:
         pos_through = np.take(_running(w, self.pos_unit), self.pos_end, axis=1)
         neg_through = np.take(_running(w, self.neg_unit), self.neg_end, axis=1)
         through = pos_through + neg_through
@@ -154,9 +163,15 @@ class Levels:
             tables.append(cell.reshape(n_units, n_blocks))
         return cls(_Dense(*tables), n_blocks, per_unit)
 
-    def counts(self, w: np.ndarray) -> LevelCounts:
-        """Counts and running sums per block for each row of unit weights ``w``.
+    def tables(self) -> dict[str, np.ndarray]:
+        """Per-unit tables whose weighted sums (``w @ table``) :meth:`counts` reads: the
+        dense product's (:data:`DENSE_SUMS`), computed with the report's other sums."""
+        return self.kernel.tables()
+
+    def counts(self, w: np.ndarray, sums: dict[str, np.ndarray]) -> LevelCounts:
+        """Counts and running sums per block for each row of unit weights ``w``; ``sums``:
+        the weighted sums of :meth:`tables` for those rows.
 
         Integer weights give integer counts (exact, and cheaper running sums).
         """
-        return self.kernel.counts(w)
+        return self.kernel.counts(w, sums)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -46,7 +46,7 @@ from reliability_lab.metrics.robustness import robustness_from_accuracy
 from reliability_lab.metrics.safety import run_harm_weights, safety_from_counts
 from reliability_lab.metrics.session import SESSION_METRICS
 from reliability_lab.metrics.trajectory import TrajectoryPairs, trajectory_pairs
-from reliability_lab.report._levels import Levels
+from reliability_lab.report._levels import DENSE_SUMS, Levels
 from reliability_lab.runs import (
     BASELINE,
     PERTURBATION_CONDITIONS,
@@ -54,7 +54,7 @@ from reliability_lab.runs import (
     safety_assessed,
 )
 
-__all__ = ["PER_TASK_METRICS", "BaselineRuns", "Pooled", "TaskStats"]
+__all__ = ["PER_TASK_METRICS", "BaselineRuns", "Pooled", "TaskStats", "TaskSums"]
 
 #: Report metrics that are a mean over tasks of a per-task value (sessions added when present).
 PER_TASK_METRICS = tuple(
@@ -229,18 +229,27 @@ class Pooled:
         }
         for condition, (n, s) in self.conditions.items():
             named[f"{condition}_n"], named[f"{condition}_s"] = n, s
+        named.update(self.levels.tables())
         return _Columns.of(named)
 
-    def evaluate(self, w: np.ndarray) -> dict[str, np.ndarray]:
+    def sums(self, w: np.ndarray) -> dict[str, np.ndarray]:
+        """Every weighted sum the pooled metrics are made of, for each row of ``w``: one
+        matrix product (see :meth:`TaskStats.sums`)."""
+        return self._columns.sums(w.astype(float, copy=False))
+
+    def evaluate(
+        self, w: np.ndarray, sums: dict[str, np.ndarray] | None = None
+    ) -> dict[str, np.ndarray]:
         """The pooled metrics for each row of unit multiplicities ``w`` (an integer array:
-        whole multiplicities; else floats, whole or not)."""
-        sums = self._columns.sums(w.astype(float, copy=False))
+        whole multiplicities; else floats, whole or not); ``sums``: :meth:`sums` of ``w``,
+        if already made."""
+        sums = self.sums(w) if sums is None else sums
         out: dict[str, np.ndarray] = {}
         acc = _ratio(sums["succ_base"], sums["n_base"])
         out["accuracy"] = acc
         out["P_brier"] = 1.0 - _ratio(sums["conf_sse"], sums["conf_n"])
         out["P_cal"] = 1.0 - ece_from_bins(sums["bin_count"], sums["bin_conf"], sums["bin_acc"])
-        out["P_auroc"], out["P_rc"] = self._ranking(w, sums["runs_with_confidence"])
+        out["P_auroc"], out["P_rc"] = self._ranking(w, sums)
         for condition, metric in PERTURBATION_CONDITIONS.items():
             ratio = _ratio(sums[f"{condition}_s"], sums[f"{condition}_n"])
             out[metric] = robustness_from_accuracy(acc, ratio)
@@ -249,9 +258,8 @@ class Pooled:
         )
         return out
 
-    def _ranking(self, w: np.ndarray, totals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """P_auroc and P_rc of each row of ``w``; ``totals``: each row's runs with a
-        confidence (``w @ levels.runs_per_unit``)."""
+    def _ranking(self, w: np.ndarray, sums: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """P_auroc and P_rc of each row of ``w`` (``sums``: its weighted sums)."""
         levels = self.levels
         if levels.n_levels == 0:
             nan = np.full(len(w), np.nan)
@@ -261,11 +269,13 @@ class Pooled:
         # Weights are whole multiplicities, so every running count is a whole number no
         # larger than the replicate's total: the harmonic numbers come from one table.
         whole = w.dtype.kind in "iu" or bool(np.array_equal(w, np.round(w)))
+        totals = sums["runs_with_confidence"]  # each row's runs with a confidence
         harmonic = harmonic_table(int(np.round(totals.max()))) if whole else None
         step = max(1, _CELL_BUDGET // levels.width)
         for start in range(0, len(w), step):
             part = slice(start, start + step)
-            counts = levels.counts(w[part].astype(np.int64, copy=False) if whole else w[part])
+            rows = w[part].astype(np.int64, copy=False) if whole else w[part]
+            counts = levels.counts(rows, {k: sums[k][part] for k in DENSE_SUMS if k in sums})
             auroc[part] = auroc_from_counts(counts)
             if self.rc_variant == "grid":
                 rc[part] = rc_score_grid_from_counts(counts)
@@ -358,6 +368,13 @@ class BaselineRuns:
         return out
 
 
+class TaskSums(NamedTuple):
+    """The weighted sums of :meth:`TaskStats.sums` for rows of task multiplicities."""
+
+    pooled: dict[str, np.ndarray]
+    per_task: dict[str, np.ndarray]
+
+
 @dataclass
 class TaskStats:
     """Sufficient statistics of one agent's runs, one entry per task."""
@@ -417,16 +434,29 @@ class TaskStats:
             named[f"{name}_n"] = defined.astype(float)
         return _Columns.of(named)
 
-    def evaluate(self, weights: np.ndarray) -> dict[str, np.ndarray]:
-        """Every metric for each row of ``weights`` (replicates × tasks): task multiplicities,
-        as integers (whole numbers, known without a check) or floats."""
+    def sums(self, weights: np.ndarray) -> TaskSums:
+        """Every weighted sum of per-task statistics the metrics of each row of ``weights``
+        (replicates × tasks) are made of — the matrix products, done apart from the rest.
+
+        A multithreaded BLAS keeps its worker threads spinning for ~0.1 s after each product;
+        between products separated by other work, that spinning costs a core. The bootstrap
+        therefore makes the products of all its chunks of replicates one after the other
+        (:func:`~reliability_lab.report._bootstrap.paired_replicates`), then the rest.
+        """
         w = np.atleast_2d(np.asarray(weights))
-        sums = self._per_task_columns.sums(w.astype(float, copy=False))
+        return TaskSums(self.pooled.sums(w), self._per_task_columns.sums(w.astype(float)))
+
+    def evaluate(self, weights: np.ndarray, sums: TaskSums | None = None) -> dict[str, np.ndarray]:
+        """Every metric for each row of ``weights`` (replicates × tasks): task multiplicities,
+        as integers (whole numbers, known without a check) or floats. ``sums``:
+        :meth:`sums` of ``weights``, if already made."""
+        w = np.atleast_2d(np.asarray(weights))
+        sums = self.sums(w) if sums is None else sums
         means = {
-            name: _ratio(sums[f"{name}_sum"], sums[f"{name}_n"])
+            name: _ratio(sums.per_task[f"{name}_sum"], sums.per_task[f"{name}_n"])
             for name in (*PER_TASK_METRICS, *self.session_names)
         }
-        return self.combine(self.pooled.evaluate(w), means)
+        return self.combine(self.pooled.evaluate(w, sums.pooled), means)
 
     def combine(
         self, pooled: dict[str, np.ndarray], means: dict[str, np.ndarray]
