@@ -60,6 +60,8 @@ __all__ = ["PER_TASK_METRICS", "BaselineRuns", "Pooled", "TaskStats", "TaskSums"
 PER_TASK_METRICS = tuple(
     m.symbol for m in METRIC_REGISTRY.values() if m.per_task and m.dimension != "session"
 )
+#: Rows of weights up to which a matrix product is numpy's loop, not BLAS (``_Columns.sums``).
+_FEW_ROWS = 16
 _CELL_BUDGET = 100_000  # replicates × levels (or runs) at once: ~0.8 MB arrays stay in L2
 
 
@@ -115,8 +117,14 @@ class _Columns:
         return cls(np.hstack(blocks).astype(float), parts)
 
     def sums(self, w: np.ndarray) -> dict[str, np.ndarray]:
-        """Every named weighted sum for each row of ``w`` (replicates × units)."""
-        product = w @ self.matrix
+        """Every named weighted sum for each row of ``w`` (replicates × units).
+
+        A few rows (the point estimate is one) are summed by numpy's own loop: a multithreaded
+        BLAS would spin its workers for ~0.1 s after the product, far more than it saves."""
+        if len(w) <= _FEW_ROWS:
+            product = np.einsum("ru,uc->rc", w, self.matrix, optimize=False)
+        else:
+            product = w @ self.matrix
         return {name: product[:, part] for name, part in self.parts.items()}
 
 
