@@ -232,18 +232,25 @@ def test_traj_d_against_scipy_reference(variant: str, base: float | None, square
     assert got == pytest.approx(expected, abs=1e-10)
 
 
+def _random_runs(
+    seed: int, *, n: int, n_names: int, n_tasks: int, longest: int
+) -> tuple[list[list[str]], list[str], list[bool]]:
+    """``n`` runs: random action lists (0 … ``longest`` names), tasks, 80 % successes."""
+    rng = np.random.default_rng(seed)
+    names = [f"tool_{i}" for i in range(n_names)]
+    tasks = [f"t{i}" for i in rng.integers(0, n_tasks, size=n)]
+    success = (rng.random(n) < 0.8).tolist()
+    actions = [list(rng.choice(names, size=rng.integers(0, longest + 1))) for _ in range(n)]
+    return actions, tasks, success
+
+
 @pytest.mark.parametrize("variant", ["distance_base2", "distance_ln", "divergence_base2"])
 def test_traj_d_rows_gathered_sparse_or_dense_agree(
     variant: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Rows are gathered from a dense copy of the frequency matrix when it is small and from
     its sparse rows otherwise; both give the scipy reference, and the same bits."""
-    rng = np.random.default_rng(5)
-    names = [f"tool_{i}" for i in range(40)]
-    n = 300
-    tasks = [f"t{i}" for i in rng.integers(0, 20, size=n)]
-    success = (rng.random(n) < 0.8).tolist()
-    actions = [list(rng.choice(names, size=rng.integers(0, 15))) for _ in range(n)]
+    actions, tasks, success = _random_runs(5, n=300, n_names=40, n_tasks=20, longest=14)
     dense = trajectory_distribution_consistency(actions, tasks, success, variant=variant)
     monkeypatch.setattr(trajectory, "_DENSE_CELLS", 0)
     monkeypatch.setattr(trajectory, "_CHUNK_CELLS", 200)  # several chunks of 5 pairs
@@ -483,12 +490,7 @@ def test_traj_s_symbols_as_integer_lists_when_characters_run_out(
     # symbols: the same values as on strings.
     from reliability_lab.metrics.trajectory import _Coded
 
-    rng = np.random.default_rng(3)
-    names = [f"tool_{i}" for i in range(30)]
-    n = 200
-    tasks = [f"t{i}" for i in rng.integers(0, 15, size=n)]
-    success = (rng.random(n) < 0.8).tolist()
-    actions = [list(rng.choice(names, size=rng.integers(0, 12))) for _ in range(n)]
+    actions, tasks, success = _random_runs(3, n=200, n_names=30, n_tasks=15, longest=11)
     as_text = trajectory_sequence_consistency(actions, tasks, success)
     monkeypatch.setattr(_Coded, "strings", lambda self: None)
     assert trajectory_sequence_consistency(actions, tasks, success) == as_text
