@@ -8,7 +8,7 @@ per-confidence-level success/failure counts. ``W = 1`` gives the point estimate.
 keeps the bootstrap linear algebra instead of B recomputations over runs.
 
 The two-level bootstrap (:mod:`._within`) also resamples the runs of each drawn task. Its
-pooled sums are the same :class:`Pooled` statistics kept per (task, run) unit, and its
+pooled sums are the same :class:`~._pooled.Pooled` statistics kept per (task, run) unit, and its
 per-task values come from the same kernels as the point estimate
 (:meth:`BaselineRuns.per_group`), given run multiplicities; :meth:`TaskStats.combine` builds
 the aggregates of both from the same code.
@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -32,37 +32,19 @@ from reliability_lab.metrics.consistency import (
     outcome_per_task,
     resource_per_task,
 )
-from reliability_lab.metrics.predictability import (
-    auroc_from_counts,
-    bin_index,
-    ece_from_bins,
-    harmonic_table,
-    rc_score_from_counts,
-    rc_score_grid_from_counts,
-)
 from reliability_lab.metrics.profiles import MetricProfile
 from reliability_lab.metrics.registry import METRIC_REGISTRY
-from reliability_lab.metrics.robustness import robustness_from_accuracy
-from reliability_lab.metrics.safety import run_harm_weights, safety_from_counts
 from reliability_lab.metrics.session import SESSION_METRICS
 from reliability_lab.metrics.trajectory import TrajectoryPairs, trajectory_pairs
-from reliability_lab.report._levels import DENSE_SUMS, Levels
-from reliability_lab.runs import (
-    BASELINE,
-    PERTURBATION_CONDITIONS,
-    RESOURCE_COLUMNS,
-    safety_assessed,
-)
+from reliability_lab.report._pooled import Columns, Pooled, ratio
+from reliability_lab.runs import BASELINE, RESOURCE_COLUMNS
 
-__all__ = ["PER_TASK_METRICS", "BaselineRuns", "Pooled", "TaskStats", "TaskSums"]
+__all__ = ["PER_TASK_METRICS", "BaselineRuns", "TaskStats", "TaskSums"]
 
 #: Report metrics that are a mean over tasks of a per-task value (sessions added when present).
 PER_TASK_METRICS = tuple(
     m.symbol for m in METRIC_REGISTRY.values() if m.per_task and m.dimension != "session"
 )
-#: Rows of weights up to which a matrix product is numpy's loop, not BLAS (``_Columns.sums``).
-_FEW_ROWS = 16
-_CELL_BUDGET = 100_000  # replicates × levels (or runs) at once: ~0.8 MB arrays stay in L2
 
 
 def _session_scores(runs: pd.DataFrame, name: str) -> np.ndarray:
@@ -74,19 +56,6 @@ def _session_scores(runs: pd.DataFrame, name: str) -> np.ndarray:
     return values
 
 
-def _values(
-    runs: pd.DataFrame, name: str, rows: np.ndarray | None, dtype: Any = None
-) -> np.ndarray:
-    """Column ``name`` of ``runs`` as an array, only the rows ``rows`` (all if None)."""
-    values = runs[name].to_numpy(dtype=dtype)
-    return values if rows is None else values[rows]
-
-
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / den, np.nan)
-
-
 def _nanmean_rows(*columns: np.ndarray, weights: tuple[float, ...] | None = None) -> np.ndarray:
     """Mean over the available (non-NaN) columns, re-weighted; NaN if none is available."""
     stack = np.vstack(columns)
@@ -94,204 +63,7 @@ def _nanmean_rows(*columns: np.ndarray, weights: tuple[float, ...] | None = None
     avail = ~np.isnan(stack)
     num = (np.where(avail, stack, 0.0) * w[:, None]).sum(axis=0)
     den = (avail * w[:, None]).sum(axis=0)
-    return _ratio(num, den)
-
-
-@dataclass(frozen=True)
-class _Columns:
-    """Per-unit vectors (and tables) stacked as the columns of one matrix, so that every
-    replicate's weighted sums are one matrix product: ``w`` is read once, not once per sum."""
-
-    matrix: np.ndarray  # units × columns
-    parts: dict[str, slice | int]
-
-    @classmethod
-    def of(cls, named: dict[str, np.ndarray]) -> _Columns:
-        blocks, parts, start = [], {}, 0
-        for name, values in named.items():
-            block = values.reshape(len(values), -1)
-            width = block.shape[1]
-            parts[name] = start if values.ndim == 1 else slice(start, start + width)
-            blocks.append(block)
-            start += width
-        return cls(np.hstack(blocks).astype(float), parts)
-
-    def sums(self, w: np.ndarray) -> dict[str, np.ndarray]:
-        """Every named weighted sum for each row of ``w`` (replicates × units).
-
-        A few rows (the point estimate is one) are summed by numpy's own loop: a multithreaded
-        BLAS would spin its workers for ~0.1 s after the product, far more than it saves."""
-        if len(w) <= _FEW_ROWS:
-            product = np.einsum("ru,uc->rc", w, self.matrix, optimize=False)
-        else:
-            product = w @ self.matrix
-        return {name: product[:, part] for name, part in self.parts.items()}
-
-
-@dataclass
-class Pooled:
-    """Sums per unit that the pooled metrics are ratios of.
-
-    A unit is a task (point estimate, tasks bootstrap) or a (task, run) pair (two-level
-    bootstrap); a replicate is a (replicates × units) matrix of multiplicities.
-    """
-
-    n_base: np.ndarray
-    succ_base: np.ndarray
-    conf_n: np.ndarray
-    conf_sse: np.ndarray
-    bins: tuple[np.ndarray, np.ndarray, np.ndarray]  # (units × bins) count, Σconf, Σacc
-    levels: Levels  # successes/failures per (confidence level, unit)
-    conditions: dict[str, tuple[np.ndarray, np.ndarray]]  # condition → (n, successes)
-    safety: tuple[np.ndarray, np.ndarray, np.ndarray]  # n runs, n violating, Σ weights
-    rc_variant: str = "exact"
-
-    @classmethod
-    def build(
-        cls,
-        runs: pd.DataFrame,
-        codes: np.ndarray,
-        n_units: int,
-        profile: MetricProfile,
-        rows: np.ndarray | None,
-        condition: LabelCodes,
-    ) -> Pooled:
-        """Sums per unit of the *non-infrastructure* runs: the rows ``rows`` of ``runs`` (all
-        if None); ``codes`` = the unit of each of those runs, ``condition`` their conditions."""
-        base = condition.equals(BASELINE)
-        bcodes = codes[base]
-        success = _values(runs, "success", rows, bool)
-        y = success[base]
-        conf = _values(runs, "confidence", rows, float)[base]
-        has_conf = ~np.isnan(conf)
-        c, yc, cc = conf[has_conf], y[has_conf], bcodes[has_conf]
-        conditions = {}
-        for name in PERTURBATION_CONDITIONS:
-            mask = condition.equals(name)
-            conditions[name] = (
-                np.bincount(codes[mask], minlength=n_units).astype(float),
-                np.bincount(codes[mask], weights=success[mask].astype(float), minlength=n_units),
-            )
-        return cls(
-            n_base=np.bincount(bcodes, minlength=n_units).astype(float),
-            succ_base=np.bincount(bcodes, weights=y.astype(float), minlength=n_units),
-            conf_n=np.bincount(cc, minlength=n_units).astype(float),
-            conf_sse=np.bincount(cc, weights=(c - yc) ** 2, minlength=n_units),
-            bins=cls._bin_sums(c, yc, cc, n_units, profile),
-            levels=Levels.build(c, yc, cc, n_units),
-            conditions=conditions,
-            safety=cls._safety_sums(runs, rows, base, codes, n_units, profile.severity_weights),
-            rc_variant=profile.rc_variant,
-        )
-
-    @staticmethod
-    def _bin_sums(
-        c: np.ndarray, y: np.ndarray, codes: np.ndarray, n_units: int, profile: MetricProfile
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        nb = profile.n_bins
-        cell = codes * nb + bin_index(c, nb, profile.binning)
-        size = n_units * nb
-
-        def table(weights: np.ndarray | None) -> np.ndarray:
-            return np.bincount(cell, weights=weights, minlength=size).reshape(n_units, nb)
-
-        return table(None).astype(float), table(c), table(y.astype(float))
-
-    @staticmethod
-    def _safety_sums(
-        runs: pd.DataFrame,
-        rows: np.ndarray | None,
-        base: np.ndarray,
-        codes: np.ndarray,
-        n_units: int,
-        weights: str,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        # a run whose safety is unknown (judge failed, never checked) is left out, never
-        # "no violation" (docs/safety.md, "The LLM judge")
-        assessed = safety_assessed(runs)
-        base = base & (assessed if rows is None else assessed[rows])
-        codes = codes[base]
-        positions = np.flatnonzero(base) if rows is None else rows[base]
-        violations = runs["violations"].array.take(positions)  # stored flat: no list per run
-        violated, harm = run_harm_weights(violations, weights)
-        return (
-            np.bincount(codes, minlength=n_units).astype(float),
-            np.bincount(codes, weights=violated.astype(float), minlength=n_units),
-            np.bincount(codes, weights=harm, minlength=n_units),
-        )
-
-    @cached_property
-    def _columns(self) -> _Columns:
-        named = {
-            "n_base": self.n_base,
-            "succ_base": self.succ_base,
-            "conf_n": self.conf_n,
-            "conf_sse": self.conf_sse,
-            "bin_count": self.bins[0],
-            "bin_conf": self.bins[1],
-            "bin_acc": self.bins[2],
-            "runs_with_confidence": self.levels.runs_per_unit,
-            "safety_runs": self.safety[0],
-            "safety_violating": self.safety[1],
-            "safety_weight": self.safety[2],
-        }
-        for condition, (n, s) in self.conditions.items():
-            named[f"{condition}_n"], named[f"{condition}_s"] = n, s
-        named.update(self.levels.tables())
-        return _Columns.of(named)
-
-    def sums(self, w: np.ndarray) -> dict[str, np.ndarray]:
-        """Every weighted sum the pooled metrics are made of, for each row of ``w``: one
-        matrix product (see :meth:`TaskStats.sums`)."""
-        return self._columns.sums(w.astype(float, copy=False))
-
-    def evaluate(
-        self, w: np.ndarray, sums: dict[str, np.ndarray] | None = None
-    ) -> dict[str, np.ndarray]:
-        """The pooled metrics for each row of unit multiplicities ``w`` (an integer array:
-        whole multiplicities; else floats, whole or not); ``sums``: :meth:`sums` of ``w``,
-        if already made."""
-        sums = self.sums(w) if sums is None else sums
-        out: dict[str, np.ndarray] = {}
-        acc = _ratio(sums["succ_base"], sums["n_base"])
-        out["accuracy"] = acc
-        out["P_brier"] = 1.0 - _ratio(sums["conf_sse"], sums["conf_n"])
-        out["P_cal"] = 1.0 - ece_from_bins(sums["bin_count"], sums["bin_conf"], sums["bin_acc"])
-        out["P_auroc"], out["P_rc"] = self._ranking(w, sums)
-        for condition, metric in PERTURBATION_CONDITIONS.items():
-            ratio = _ratio(sums[f"{condition}_s"], sums[f"{condition}_n"])
-            out[metric] = robustness_from_accuracy(acc, ratio)
-        out["S_comp"], out["S_harm"], out["R_saf"] = safety_from_counts(
-            sums["safety_runs"], sums["safety_violating"], sums["safety_weight"]
-        )
-        return out
-
-    def _ranking(self, w: np.ndarray, sums: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """P_auroc and P_rc of each row of ``w`` (``sums``: its weighted sums)."""
-        levels = self.levels
-        if levels.n_levels == 0:
-            nan = np.full(len(w), np.nan)
-            return nan, nan.copy()
-        auroc = np.empty(len(w))
-        rc = np.empty(len(w))
-        # Weights are whole multiplicities, so every running count is a whole number no
-        # larger than the replicate's total: the harmonic numbers come from one table.
-        whole = w.dtype.kind in "iu" or bool(np.array_equal(w, np.round(w)))
-        totals = sums["runs_with_confidence"]  # each row's runs with a confidence
-        harmonic = harmonic_table(int(np.round(totals.max()))) if whole else None
-        step = max(1, _CELL_BUDGET // levels.width)
-        for start in range(0, len(w), step):
-            part = slice(start, start + step)
-            rows = w[part].astype(np.int64, copy=False) if whole else w[part]
-            counts = levels.counts(rows, {k: sums[k][part] for k in DENSE_SUMS if k in sums})
-            auroc[part] = auroc_from_counts(counts)
-            if self.rc_variant == "grid":
-                rc[part] = rc_score_grid_from_counts(counts)
-            elif harmonic:
-                rc[part] = rc_score_from_counts(counts, harmonic)
-            else:
-                rc[part] = rc_score_from_counts(counts)
-        return auroc, rc
+    return ratio(num, den)
 
 
 @dataclass
@@ -370,7 +142,7 @@ class BaselineRuns:
         }
         for name, values in self.session.items():
             present = ~np.isnan(values[pick])
-            out[name] = _ratio(
+            out[name] = ratio(
                 groups.sum(np.where(present, values[pick], 0.0)), groups.count(present)
             )
         return out
@@ -433,14 +205,14 @@ class TaskStats:
         )
 
     @cached_property
-    def _per_task_columns(self) -> _Columns:
+    def _per_task_columns(self) -> Columns:
         """Per defined task value: the value (0 where undefined) and 1 (0 where undefined)."""
         named = {}
         for name in (*PER_TASK_METRICS, *self.session_names):
             defined = ~np.isnan(self.per_task[name])
             named[f"{name}_sum"] = np.where(defined, self.per_task[name], 0.0)
             named[f"{name}_n"] = defined.astype(float)
-        return _Columns.of(named)
+        return Columns.of(named)
 
     def sums(self, weights: np.ndarray) -> TaskSums:
         """Every weighted sum of per-task statistics the metrics of each row of ``weights``
@@ -461,7 +233,7 @@ class TaskStats:
         w = np.atleast_2d(np.asarray(weights))
         sums = self.sums(w) if sums is None else sums
         means = {
-            name: _ratio(sums.per_task[f"{name}_sum"], sums.per_task[f"{name}_n"])
+            name: ratio(sums.per_task[f"{name}_sum"], sums.per_task[f"{name}_n"])
             for name in (*PER_TASK_METRICS, *self.session_names)
         }
         return self.combine(self.pooled.evaluate(w, sums.pooled), means)

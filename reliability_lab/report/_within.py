@@ -6,7 +6,7 @@ drawn copy of a task, draws that task's K_t runs with replacement (Davison & Hin
 baseline run and the perturbed runs that share its seed stay together (paired).
 
 Nothing is recomputed over runs: a replicate's pooled metrics are the per-(task, run)
-:class:`~reliability_lab.report._taskstats.Pooled` sums weighted by how often each unit was
+:class:`~reliability_lab.report._pooled.Pooled` sums weighted by how often each unit was
 drawn, and each copy's per-task values come from the point estimate's own kernels
 (:meth:`~reliability_lab.report._taskstats.BaselineRuns.per_group`) with the drawn
 multiplicities, trajectory similarities from the pairs computed once. Replicates are processed
@@ -23,7 +23,8 @@ import pandas as pd
 from reliability_lab.metrics._arrays import Groups
 from reliability_lab.metrics.profiles import MetricProfile
 from reliability_lab.metrics.trajectory import pair_means
-from reliability_lab.report._taskstats import Pooled, TaskStats
+from reliability_lab.report._pooled import Pooled
+from reliability_lab.report._taskstats import TaskStats
 
 __all__ = ["RunResampler"]
 
