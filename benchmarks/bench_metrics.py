@@ -218,11 +218,11 @@ def reader_rows(args: argparse.Namespace) -> None:
         # this package and the old one (if given) in fresh interpreters, in turns: the least
         # of each over the rounds, and each one's peak memory
         this = str(Path(__file__).parents[1])
-        fresh: dict[str, list[tuple[float, float]]] = {this: [], args.reader_before or "": []}
+        sources = [this, *([args.reader_before] if args.reader_before else [])]
+        fresh: dict[str, list[tuple[float, float]]] = {source: [] for source in sources}
         for _ in range(args.repeat):
-            for source in (this, args.reader_before):
-                if source:
-                    fresh[source].append(reader_in_fresh_interpreter(source, path, 2))
+            for source in sources:
+                fresh[source].append(reader_in_fresh_interpreter(source, path, 2))
         after, after_peak = min(fresh[this])
 
         def parse_only() -> None:

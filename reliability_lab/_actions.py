@@ -181,8 +181,9 @@ def encode_actions(values: Any) -> EncodedActions:
         return EncodedActions(None, not_list=~flat.is_list)
     items = flat.items
     try:  # types are checked on the distinct names, once each
-        codes, vocabulary = pd.factorize(items)
-        valid = not (codes < 0).any() and not not_str(np.asarray(vocabulary, dtype=object)).any()
+        codes, uniques = pd.factorize(items)
+        vocabulary = np.asarray(uniques, dtype=object)
+        valid = not (codes < 0).any() and not not_str(vocabulary).any()
     except TypeError:  # an unhashable name (a list where a str belongs)
         valid = False
     if not valid:
@@ -197,4 +198,4 @@ def encode_actions(values: Any) -> EncodedActions:
             not_str=per_run[1] if per_run[1].any() else None,
         )
     offsets = np.concatenate(([0], np.cumsum(flat.lengths)))
-    return EncodedActions(ActionsArray(codes, offsets, np.asarray(vocabulary, dtype=object)))
+    return EncodedActions(ActionsArray(codes, offsets, vocabulary))

@@ -81,11 +81,12 @@ def flatten_lists(values: Any) -> FlatLists:
         arr = column
     else:
         arr = np.fromiter(column, dtype=object, count=len(column))
-    types = np.fromiter(map(type, arr), dtype=object, count=len(arr))
-    not_list_type = ~np.asarray(np.equal(types, np.asarray(list, dtype=object)), dtype=bool)
+    not_list_type = ~is_exactly(arr, list)
+    is_list = ~not_list_type
+    other = np.flatnonzero(not_list_type)
     # a tuple is a list to read (an empty ``()`` per run is how a column of none is built)
-    is_list = ~not_list_type | np.asarray(np.equal(types, np.asarray(tuple, dtype=object)))
-    other = np.flatnonzero(~is_list)
+    is_list[other] = is_exactly(arr[other], tuple)
+    other = other[~is_list[other]]
     is_list[other] = [
         isinstance(v, list | tuple) or (isinstance(v, np.ndarray) and v.ndim == 1)
         for v in arr[other]

@@ -223,8 +223,8 @@ class TaskStats:
         therefore makes the products of all its chunks of replicates one after the other
         (:func:`~reliability_lab.report._bootstrap.paired_replicates`), then the rest.
         """
-        w = np.atleast_2d(np.asarray(weights))
-        return TaskSums(self.pooled.sums(w), self._per_task_columns.sums(w.astype(float)))
+        w = np.atleast_2d(np.asarray(weights)).astype(float, copy=False)  # once, for both
+        return TaskSums(self.pooled.sums(w), self._per_task_columns.sums(w))
 
     def evaluate(self, weights: np.ndarray, sums: TaskSums | None = None) -> dict[str, np.ndarray]:
         """Every metric for each row of ``weights`` (replicates × tasks): task multiplicities,
